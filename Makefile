@@ -1,0 +1,36 @@
+# genesis: the two set-up commands are `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: test demo lint typecheck docs bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check genesis_git tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy genesis_git
+
+test: lint typecheck
+	$(BIN)/python -m pytest --cov=genesis_git --cov-report=term --cov-fail-under=90
+
+demo: $(STAMP)
+	$(BIN)/python examples/demo.py
+
+docs: $(STAMP)
+	$(BIN)/python -m genesis_git.cli.docs > docs/cli.md
+
+bench: $(STAMP)
+	$(BIN)/python bench/index_bench.py
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*

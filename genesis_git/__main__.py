@@ -1,0 +1,3 @@
+from genesis_git.cli.main import run
+
+run()

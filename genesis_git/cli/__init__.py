@@ -1,0 +1,1 @@
+"""The thin command-line layer: parse options, call the core, render."""

@@ -1,0 +1,94 @@
+"""Open the store: WAL mode, a busy timeout, foreign keys on, migrations applied."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from genesis_git.db.migrations import migrate
+from genesis_git.errors import StoreError
+from genesis_git.repo import Repo
+
+DB_NAME = "genesis.db"
+LOG_NAME = "genesis.log"
+DEFAULT_BUSY_MS = 10_000
+
+
+def store_dir(repo: Repo) -> Path:
+    """``$GENESIS_HOME`` if set, else ``<git common dir>/genesis``."""
+    home = os.environ.get("GENESIS_HOME")
+    if home:
+        return Path(home).expanduser()
+    return repo.common_dir / "genesis"
+
+
+def store_path(repo: Repo) -> Path:
+    return store_dir(repo) / DB_NAME
+
+
+def busy_timeout_ms() -> int:
+    try:
+        return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))
+    except ValueError:
+        return DEFAULT_BUSY_MS
+
+
+def connect(path: Path | str, *, create: bool = True, readonly: bool = False) -> sqlite3.Connection:
+    """A connection with the pragmas genesis relies on, migrated to the newest schema."""
+    path = str(path)
+    if path != ":memory:":
+        p = Path(path)
+        if not p.exists() and not create:
+            raise StoreError(f"no genesis store at {p}", hint="run `genesis init`")
+        p.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if readonly and path != ":memory:":
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True,
+                                   timeout=busy_timeout_ms() / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        else:
+            conn = sqlite3.connect(path, timeout=busy_timeout_ms() / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if path != ":memory:" and str(mode).lower() != "wal":  # pragma: no cover
+                raise StoreError(f"{path}: cannot switch the store to WAL mode")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        if not readonly:
+            migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        text = str(exc)
+        if "not a database" in text or "malformed" in text:
+            raise StoreError(f"the genesis store at {path} is corrupt ({text})",
+                             hint="run `genesis doctor`; move the file aside to start afresh") from None
+        if "locked" in text or "busy" in text:
+            raise StoreError(f"the genesis store at {path} is locked by another process",
+                             hint="retry in a moment") from None
+        if "readonly" in text or "read-only" in text or "unable to open" in text:
+            raise StoreError(f"the genesis store at {path} cannot be written ({text})",
+                             hint="check the folder's permissions") from None
+        raise StoreError(f"the genesis store at {path} cannot be used: {text}") from None
+    return conn
+
+
+def open_store(repo: Repo) -> sqlite3.Connection:
+    return connect(store_path(repo))
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+    """One write transaction; ``BEGIN IMMEDIATE`` so that writers queue on the busy timeout."""
+    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")

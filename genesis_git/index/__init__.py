@@ -1,0 +1,1 @@
+"""scan -> chunk -> classify -> cache -> session map."""

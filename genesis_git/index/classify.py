@@ -1,0 +1,195 @@
+"""Per-path metadata of seed 002 §1.1: artifact type, owner, component, staleness.
+
+Artifact type, first match wins:
+
+1. ``classify.rules`` from config (glob -> type);
+2. path rules: SQL, migrations and ``docs/db`` are DB; OpenAPI/Swagger,
+   ``.proto``, route files and ``docs/api`` are API; ``docs/req*`` and
+   requirement/PRD folders are REQ; ``docs/arch*``, ADRs and design docs are
+   ARCH;
+3. the content hint the chunker found (DDL in any file is DB, a route
+   decorator is API, an ORM model is DB);
+4. templates, stylesheets and front-end components are UI;
+5. source code by extension is CODE; everything else is OTHER.
+
+``staleness_score = 1 - 0.5 ** (age_days / half_life_days)``: 0 for a file
+changed just now, 0.5 at the half-life (180 days by default), approaching 1
+for old files.  A dirty file's age comes from its mtime.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from genesis_git.index.chunk import CODE_EXTENSIONS
+
+ARTIFACT_TYPES = ("REQ", "ARCH", "API", "DB", "UI", "CODE", "OTHER")
+
+_PATH_RULES: tuple[tuple[str, str], ...] = (
+    ("**/*.sql", "DB"), ("**/migrations/**", "DB"), ("**/migration/**", "DB"),
+    ("**/alembic/**", "DB"), ("**/db/migrate/**", "DB"), ("docs/db/**", "DB"),
+    ("**/*.prisma", "DB"),
+    ("**/openapi*.*", "API"), ("**/swagger*.*", "API"), ("**/*.proto", "API"),
+    ("**/*.graphql", "API"), ("**/routes/**", "API"), ("**/routes.*", "API"),
+    ("**/routers/**", "API"), ("**/urls.py", "API"), ("docs/api/**", "API"),
+    ("docs/req*/**", "REQ"), ("docs/req*", "REQ"), ("**/requirements/**.md", "REQ"),
+    ("**/prd/**", "REQ"), ("**/stories/**", "REQ"), ("**/*需求*", "REQ"),
+    ("docs/arch*/**", "ARCH"), ("docs/arch*", "ARCH"), ("**/adr/**", "ARCH"),
+    ("**/adrs/**", "ARCH"), ("**/decisions/**", "ARCH"), ("**/ARCHITECTURE*", "ARCH"),
+    ("docs/design/**", "ARCH"),
+)
+
+_UI_EXTENSIONS = {".html", ".htm", ".jinja", ".jinja2", ".j2", ".vue", ".svelte", ".jsx", ".tsx",
+                  ".css", ".scss", ".sass", ".less", ".hbs", ".mustache", ".ejs", ".erb"}
+_UI_PATHS = ("**/templates/**", "**/components/**", "**/ui/**", "**/pages/**", "**/views/**.html")
+
+_DDL = re.compile(r"\b(CREATE|ALTER|DROP)\s+TABLE\b", re.IGNORECASE)
+_ROUTE = re.compile(r"@(app|router|bp|blueprint|api)\.(get|post|put|patch|delete|route)\b|"
+                    r"\bAPIRouter\(|\bBlueprint\(|\bapp\.(get|post|put|delete)\(['\"]/")
+_ORM = re.compile(r"__tablename__|\bmodels\.Model\b|\bdeclarative_base\(|\bDeclarativeBase\b|"
+                  r"\bmapped_column\(|@Entity\b|@Table\(")
+_OPENAPI = re.compile(r"^\s*[\"']?(openapi|swagger)[\"']?\s*:", re.MULTILINE)
+
+
+def content_hint(path: str, text: str) -> str | None:
+    """The artifact type that the content alone shows, if any (cached per blob)."""
+    head = text[:20000]
+    if _OPENAPI.search(head[:2000]):
+        return "API"
+    if _DDL.search(head):
+        return "DB"
+    if _ROUTE.search(head):
+        return "API"
+    if _ORM.search(head):
+        return "DB"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _glob_re(pattern: str) -> re.Pattern[str]:
+    """A glob where ``**`` crosses folders and ``*`` does not."""
+    out = ""
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out += ".*"
+            i += 2
+            continue
+        if c == "*":
+            out += "[^/]*"
+        elif c == "?":
+            out += "[^/]"
+        else:
+            out += re.escape(c)
+        i += 1
+    return re.compile(out + r"\Z")
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """Match a repository path against a glob; a pattern without ``/`` matches the base name too."""
+    if _glob_re(pattern).match(path):
+        return True
+    if "/" not in pattern:
+        return _glob_re(pattern).match(path.rsplit("/", 1)[-1]) is not None
+    return False
+
+
+def any_glob(path: str, patterns: Iterable[str]) -> bool:
+    return any(glob_match(path, p) for p in patterns)
+
+
+def _ext(path: str) -> str:
+    base = path.rsplit("/", 1)[-1].lower()
+    dot = base.rfind(".")
+    return base[dot:] if dot > 0 else ""
+
+
+def artifact_type(path: str, hint: str | None, rules: Mapping[str, str] | None = None) -> str:
+    for pattern, kind in (rules or {}).items():
+        if glob_match(path, pattern) and kind.upper() in ARTIFACT_TYPES:
+            return kind.upper()
+    ext = _ext(path)
+    for pattern, kind in _PATH_RULES:
+        if glob_match(path, pattern):
+            if kind == "REQ" and ext in CODE_EXTENSIONS:
+                continue
+            return kind
+    if hint:
+        return hint
+    if ext in _UI_EXTENSIONS or any_glob(path, _UI_PATHS):
+        return "UI"
+    if ext in CODE_EXTENSIONS:
+        return "CODE"
+    return "OTHER"
+
+
+_CONTAINERS = {"src", "lib", "libs", "packages", "apps", "services", "modules", "internal", "pkg"}
+
+
+def component(path: str, mapping: Mapping[str, str] | None = None) -> str:
+    """``classify.components`` from config, else the top-level folder (past ``src/`` and friends)."""
+    for pattern, name in (mapping or {}).items():
+        if glob_match(path, pattern) or glob_match(path, pattern.rstrip("/") + "/**"):
+            return str(name)
+    parts = path.split("/")
+    if len(parts) == 1:
+        return "(root)"
+    if parts[0] in _CONTAINERS and len(parts) > 2:
+        return parts[1]
+    return parts[0]
+
+
+def staleness(age_days: float, half_life_days: float) -> float:
+    """``1 - 0.5 ** (age / half_life)``, clamped to [0, 1]."""
+    if age_days <= 0 or half_life_days <= 0:
+        return 0.0
+    return min(1.0, max(0.0, 1.0 - 0.5 ** (age_days / half_life_days)))
+
+
+# -- CODEOWNERS -------------------------------------------------------------
+
+CODEOWNERS_PATHS = ("CODEOWNERS", ".github/CODEOWNERS", ".gitlab/CODEOWNERS", "docs/CODEOWNERS")
+
+
+class CodeOwners:
+    """GitHub-style CODEOWNERS: the last matching rule wins."""
+
+    def __init__(self, text: str = ""):
+        self.rules: list[tuple[re.Pattern[str], str]] = []
+        for raw in text.splitlines():
+            line = raw.strip()
+            if not line or line.startswith("#") or line.startswith("["):
+                continue
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            self.rules.append((self._compile(parts[0]), " ".join(parts[1:])))
+
+    @staticmethod
+    def _compile(pattern: str) -> re.Pattern[str]:
+        anchored = pattern.startswith("/") or "/" in pattern.rstrip("/")
+        pat = pattern.lstrip("/")
+        if pat.endswith("/"):
+            pat += "**"
+        body = _glob_re(pat).pattern[:-2]  # drop the \Z
+        prefix = "" if anchored else "(?:.*/)?"
+        return re.compile(prefix + body + r"(?:/.*)?\Z")
+
+    def owner(self, path: str) -> str | None:
+        found = None
+        for regex, owners in self.rules:
+            if regex.match(path):
+                found = owners
+        return found
+
+
+def match_any(path: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(path, p) or glob_match(path, p) for p in patterns)

@@ -1,0 +1,195 @@
+"""The only module that talks to git.
+
+Every call goes through :meth:`Repo.git`, which runs ``git`` as a subprocess
+with ``-z`` output wherever paths are involved, so that paths with spaces,
+unicode or newlines survive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from genesis_git.errors import EnvironmentProblem, GenesisError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment without inherited ``GIT_*`` variables.
+
+    Hooks run with ``GIT_DIR``, ``GIT_INDEX_FILE`` and friends set; any git
+    call aimed at something other than the current repository must not see them.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    for keep in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                 "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"):
+        if keep in os.environ:
+            env[keep] = os.environ[keep]
+    if extra:
+        env.update(extra)
+    return env
+
+
+def hash_blob(data: bytes) -> str:
+    """The blob SHA that ``git hash-object`` gives for ``data``."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
+            env: Mapping[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=str(cwd), input=input, capture_output=True,
+            env=dict(env) if env is not None else None,
+        )
+    except FileNotFoundError:
+        raise EnvironmentProblem("git is not installed or not on PATH",
+                                 hint="install git 2.25 or newer") from None
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GenesisError(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else proc.returncode}")
+    return proc
+
+
+def git_version() -> tuple[int, ...]:
+    out = run_git(["--version"], cwd=".").stdout.decode().strip()
+    digits = out.split()[2] if len(out.split()) > 2 else "0"
+    parts = []
+    for piece in digits.split("."):
+        if not piece.isdigit():
+            break
+        parts.append(int(piece))
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
+class StageEntry:
+    mode: str
+    sha: str
+    path: str
+
+
+@dataclass(frozen=True)
+class StatusEntry:
+    xy: str
+    path: str
+
+
+@dataclass
+class Repo:
+    root: Path
+    git_dir: Path
+    common_dir: Path
+
+    # -- plumbing -------------------------------------------------------
+    def git(self, *args: str, input: bytes | None = None, check: bool = True,
+            env: Mapping[str, str] | None = None) -> bytes:
+        return run_git(list(args), self.root, input=input, check=check, env=env).stdout
+
+    def git_text(self, *args: str, check: bool = True) -> str:
+        return self.git(*args, check=check).decode("utf-8", "replace")
+
+    # -- facts ------------------------------------------------------------
+    @property
+    def project_id(self) -> str:
+        """Stable for a clone: the main worktree's folder name."""
+        main = self.common_dir.parent if self.common_dir.name == ".git" else self.common_dir
+        return main.name
+
+    def head_sha(self) -> str | None:
+        proc = run_git(["rev-parse", "--verify", "-q", "HEAD"], self.root, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def branch(self) -> str | None:
+        proc = run_git(["symbolic-ref", "-q", "--short", "HEAD"], self.root, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def config_get(self, key: str) -> str | None:
+        proc = run_git(["config", "--get", key], self.root, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def hooks_dir(self) -> Path:
+        """The hooks folder of the common dir (ignores core.hooksPath)."""
+        return self.common_dir / "hooks"
+
+    # -- snapshot -------------------------------------------------------
+    def ls_files_stage(self) -> list[StageEntry]:
+        """Tracked files of the index: mode, blob SHA, path (``git ls-files -s -z``)."""
+        out = self.git("ls-files", "-s", "-z")
+        entries: list[StageEntry] = []
+        for rec in out.split(b"\0"):
+            if not rec:
+                continue
+            meta, _, path = rec.partition(b"\t")
+            mode, sha, stage = meta.decode().split(" ")
+            if stage not in ("0", "2"):  # keep "ours" of a conflict only
+                continue
+            entries.append(StageEntry(mode, sha, path.decode("utf-8", "surrogateescape")))
+        return entries
+
+    def status(self) -> list[StatusEntry]:
+        """Worktree changes, untracked files included, ignored files not."""
+        out = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all",
+                       "--ignore-submodules=all", "--no-renames")
+        items = out.split(b"\0")
+        entries: list[StatusEntry] = []
+        i = 0
+        while i < len(items):
+            rec = items[i]
+            i += 1
+            if len(rec) < 4:
+                continue
+            xy = rec[:2].decode()
+            entries.append(StatusEntry(xy, rec[3:].decode("utf-8", "surrogateescape")))
+        return entries
+
+    def cat_blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """Contents of many blobs in one ``git cat-file --batch`` call."""
+        if not shas:
+            return {}
+        out = self.git("cat-file", "--batch", input=("\n".join(shas) + "\n").encode())
+        result: dict[str, bytes] = {}
+        pos = 0
+        while pos < len(out):
+            nl = out.index(b"\n", pos)
+            header = out[pos:nl].decode().split()
+            pos = nl + 1
+            if len(header) < 3 or header[1] == "missing":
+                continue
+            size = int(header[2])
+            result[header[0]] = out[pos:pos + size]
+            pos += size + 1
+        return result
+
+
+def find_repo(path: Path | str | None = None) -> Repo:
+    """The repository that contains ``path`` (default: the current directory)."""
+    cwd = Path(path) if path is not None else Path.cwd()
+    if not cwd.exists():
+        raise GenesisError(f"{cwd}: no such directory")
+    proc = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir"],
+                   cwd, check=False)
+    if proc.returncode != 0:
+        raise EnvironmentProblem(f"{cwd}: not a git repository",
+                                 hint="run genesis inside a git working tree, or `git init` first")
+    bare, git_dir, common_dir = proc.stdout.decode().splitlines()[:3]
+    if bare.strip() == "true":
+        raise EnvironmentProblem(f"{cwd}: a bare repository has no working tree to index",
+                                 hint="run genesis in a clone or a `git worktree`")
+    top = run_git(["rev-parse", "--show-toplevel"], cwd, check=False)
+    if top.returncode != 0:
+        raise EnvironmentProblem(f"{cwd}: inside the .git folder, not a working tree",
+                                 hint="cd to the working tree")
+    root = Path(top.stdout.decode().strip())
+    return Repo(
+        root=root,
+        git_dir=(cwd / git_dir).resolve(),
+        common_dir=(cwd / common_dir).resolve(),
+    )

@@ -1,0 +1,232 @@
+"""One tokenizer for all of genesis: code search, impact investigation, the design library.
+
+Rules, applied in order (the design library's ``query.mjs`` reimplements them
+exactly, so change both together):
+
+1. NFKC-normalise the text (full-width letters and digits become ASCII).
+2. Split it into *word* runs ``[A-Za-z0-9_-]+`` and *CJK* runs (Han, kana,
+   hangul); everything else separates.
+3. A word run yields its whole identifier (lower-cased, ``_`` and ``-``
+   removed) and, when it has more than one part, its parts split on
+   snake_case, kebab-case and camelCase: ``OrderController`` gives
+   ``ordercontroller``, ``order``, ``controller``.
+4. A CJK run is cut at single-character stopwords (的, 了, 和, …); each piece
+   gives its character bigrams, and a piece of one character stays a token:
+   订单表 gives 订单, 单表.
+5. Tokens are lower-case; a light plural fold maps ``orders`` to ``order``
+   and ``categories`` to ``category`` (not ``-ss``, ``-us``, ``-is``).
+6. Stopwords and single ASCII letters are dropped.
+
+Synonyms are applied to queries only (:func:`analyze_query`), so that the
+user's synonym table never changes the cache.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+TOKENIZER_VERSION = "t1"
+
+_RUN = re.compile(
+    r"[A-Za-z0-9_\-]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
+
+STOPWORDS_EN = frozenset("""
+a an the and or of to in on for is are was were be been being with as at by it its this that
+these those from into than then there their if else not no but so such can could should would
+will shall may might must do does did done has have had we you they he she i me my our your
+""".split())
+
+# Single characters that cut a CJK run, and bigrams that are dropped.
+STOPCHARS_ZH = frozenset("的了和是在与及或也就都把被给吗呢吧啊并而之其")
+STOPWORDS_ZH = frozenset("一个 我们 你们 他们 这个 那个 这些 那些 以及 并且 或者 如果 因为 所以 但是 可以 进行".split())
+
+STOPWORDS = STOPWORDS_EN | STOPWORDS_ZH
+
+# Default synonym groups: every member stands for every other one.
+DEFAULT_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("表", "table"),
+    ("字段", "field", "column", "列"),
+    ("订单", "order"),
+    ("用户", "user"),
+    ("登录", "login", "auth", "signin", "认证"),
+    ("接口", "api", "endpoint"),
+    ("间距", "留白", "margin", "padding", "gap", "spacing"),
+    ("圆角", "radius", "corner"),
+    ("字号", "font", "type", "行高", "typography"),
+    ("配色", "主色", "强调色", "背景色", "color", "palette"),
+    ("动效", "时长", "easing", "motion", "animation", "duration"),
+    ("深色", "dark"),
+    ("卡片", "card"),
+    ("按钮", "button"),
+    ("对比度", "contrast"),
+    ("新增", "add"),
+    ("删除", "delete", "remove"),
+    ("修改", "update", "modify"),
+    ("数据库", "database", "db"),
+    ("迁移", "migration"),
+    ("模型", "model"),
+    ("页面", "page", "view"),
+    ("模板", "template"),
+    ("折扣", "discount"),
+    ("优惠", "coupon"),
+    ("支付", "payment", "pay"),
+    ("商品", "product"),
+    ("查询", "query", "search"),
+    ("服务", "service"),
+    ("控制器", "controller"),
+    ("路由", "route", "router"),
+    ("测试", "test"),
+    ("需求", "requirement"),
+    ("文档", "doc", "document"),
+    ("配置", "config", "configuration"),
+    ("日志", "log", "logging"),
+    ("空态", "empty"),
+    ("焦点", "focus"),
+)
+
+
+def _fold(tok: str) -> str:
+    if len(tok) > 4 and tok.endswith("ies") and tok.isalpha():
+        return tok[:-3] + "y"
+    if (len(tok) > 3 and tok.endswith("s") and tok.isalpha()
+            and not tok.endswith(("ss", "us", "is"))):
+        return tok[:-1]
+    return tok
+
+
+def _keep(tok: str) -> bool:
+    if tok in STOPWORDS:
+        return False
+    return not (len(tok) == 1 and tok.isascii() and tok.isalpha())
+
+
+def _word_tokens(run: str, out: list[str]) -> None:
+    parts = [p for p in re.split(r"[_\-]+", run) if p]
+    pieces: list[str] = []
+    for part in parts:
+        pieces.extend(_CAMEL.findall(part))
+    whole = _fold("".join(parts).lower())
+    if whole and _keep(whole):
+        out.append(whole)
+    if len(pieces) > 1:
+        for piece in pieces:
+            tok = _fold(piece.lower())
+            if tok != whole and _keep(tok):
+                out.append(tok)
+
+
+def _cjk_tokens(run: str, out: list[str]) -> None:
+    piece = ""
+    for ch in run + "\0":
+        if ch in STOPCHARS_ZH or ch == "\0":
+            if len(piece) == 1:
+                out.append(piece)
+            else:
+                for i in range(len(piece) - 1):
+                    bigram = piece[i:i + 2]
+                    if bigram not in STOPWORDS_ZH:
+                        out.append(bigram)
+            piece = ""
+        else:
+            piece += ch
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
+            or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF)
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens of ``text`` in order, duplicates kept (for term frequencies)."""
+    text = unicodedata.normalize("NFKC", text)
+    out: list[str] = []
+    for match in _RUN.finditer(text):
+        run = match.group(0)
+        if _is_cjk(run[0]):
+            _cjk_tokens(run, out)
+        else:
+            _word_tokens(run, out)
+    return out
+
+
+def unique(tokens: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for t in tokens:
+        seen.setdefault(t, None)
+    return list(seen)
+
+
+class SynonymTable:
+    """Bidirectional synonym groups; a user table from config extends the defaults."""
+
+    def __init__(self, groups: Iterable[Sequence[str]] = DEFAULT_SYNONYMS,
+                 extra: Mapping[str, Sequence[str]] | None = None):
+        merged: list[list[str]] = [list(g) for g in groups]
+        for key, values in (extra or {}).items():
+            merged.append([key, *values])
+        self._by_term: dict[str, list[str]] = {}
+        self._cjk_terms: list[str] = []
+        for group in merged:
+            members = [unicodedata.normalize("NFKC", m).lower() for m in group]
+            for m in members:
+                bucket = self._by_term.setdefault(m, [])
+                for other in members:
+                    if other != m and other not in bucket:
+                        bucket.append(other)
+                if m and _is_cjk(m[0]) and m not in self._cjk_terms:
+                    self._cjk_terms.append(m)
+        # longest first, so that 强调色 is found before 色-like short keys
+        self._cjk_terms.sort(key=lambda s: (-len(s), s))
+
+    def lookup(self, term: str) -> list[str]:
+        return list(self._by_term.get(term, ()))
+
+    def cjk_terms_in(self, text: str) -> list[str]:
+        text = unicodedata.normalize("NFKC", text)
+        return [t for t in self._cjk_terms if t in text]
+
+
+@dataclass(frozen=True)
+class QueryTerm:
+    """One term of an analysed query.  ``origin`` is ``query`` or ``synonym:<source>``."""
+
+    term: str
+    weight: float
+    origin: str
+
+
+SYNONYM_WEIGHT = 0.5
+
+
+def analyze_query(text: str, synonyms: SynonymTable | None = None) -> list[QueryTerm]:
+    """Unique query terms, then the synonyms they bring (weight 0.5), in a stable order."""
+    table = synonyms if synonyms is not None else default_synonyms()
+    terms: dict[str, QueryTerm] = {}
+    base = unique(tokenize(text))
+    for tok in base:
+        terms[tok] = QueryTerm(tok, 1.0, "query")
+    sources: list[str] = list(base)
+    for cjk in table.cjk_terms_in(text):
+        if cjk not in sources:
+            sources.append(cjk)
+    for src in sources:
+        for syn in table.lookup(src):
+            for tok in unique(tokenize(syn)):
+                if tok not in terms:
+                    terms[tok] = QueryTerm(tok, SYNONYM_WEIGHT, f"synonym:{src}")
+    return list(terms.values())
+
+
+_DEFAULT_TABLE: SynonymTable | None = None
+
+
+def default_synonyms() -> SynonymTable:
+    global _DEFAULT_TABLE
+    if _DEFAULT_TABLE is None:
+        _DEFAULT_TABLE = SynonymTable()
+    return _DEFAULT_TABLE
