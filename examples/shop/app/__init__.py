@@ -1,0 +1,1 @@
+"""shop-example: an order service."""

@@ -1,0 +1,1 @@
+"""HTTP surface: routes and the request/response schemas."""

@@ -1,0 +1,1 @@
+"""Controllers: turn requests into service calls and service results into responses."""

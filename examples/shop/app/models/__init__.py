@@ -1,0 +1,1 @@
+"""Data models: tables declared as classes."""
