@@ -7,6 +7,7 @@ key; its text is converted to the type of the default.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import os
 import sys
@@ -121,32 +122,32 @@ class Config:
         self._data = {k: dict(v) for k, v in data.items()}
         self.sources = sources or []
 
-    def get(self, key: str) -> Any:
+    def get(self, key: builtins.str) -> Any:
         section, _, name = key.partition(".")
         try:
             return self._data[section][name]
         except KeyError:
             raise KeyError(f"unknown config key {key!r}") from None
 
-    def int(self, key: str) -> int:
+    def int(self, key: builtins.str) -> builtins.int:
         return int(self.get(key))
 
-    def float(self, key: str) -> float:
+    def float(self, key: builtins.str) -> builtins.float:
         return float(self.get(key))
 
-    def str(self, key: str) -> str:
+    def str(self, key: builtins.str) -> builtins.str:
         return str(self.get(key))
 
-    def bool(self, key: str) -> bool:
+    def bool(self, key: builtins.str) -> builtins.bool:
         return bool(self.get(key))
 
-    def list(self, key: str) -> list[str]:
+    def list(self, key: builtins.str) -> builtins.list[builtins.str]:
         return [str(x) for x in self.get(key)]
 
-    def table(self, key: str) -> dict[str, Any]:
+    def table(self, key: builtins.str) -> dict[builtins.str, Any]:
         return dict(self.get(key))
 
-    def as_dict(self) -> dict[str, dict[str, Any]]:
+    def as_dict(self) -> dict[builtins.str, dict[builtins.str, Any]]:
         return copy.deepcopy(self._data)
 
 

@@ -2,7 +2,47 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(help="Inspect and clean the shared chunk and embedding cache.",
                   no_args_is_help=True)
+
+
+@app.command()
+def stats(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Blobs, chunks, embeddings and store size of the shared cache."""
+    from genesis_git.cache import stats as do_stats
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.session import open_context
+
+    s = do_stats(open_context())
+    if json_out:
+        emit_json(s)
+        return
+    echo(f"store:    {s['store']} ({s['store_bytes'] / 1e6:.1f} MB)")
+    echo(f"blobs:    {s['blobs']} ({s['blobs_skipped']} skipped, {s['mapped_blobs']} mapped)")
+    echo(f"chunks:   {s['chunks']} ({s['embedding_bytes'] / 1e6:.1f} MB of embeddings)")
+    echo(f"sessions: {s['sessions']} ({s['active_sessions']} active)")
+    for v in s["versions"]:
+        echo(f"  chunker {v['chunker']}, embedder {v['embedder']}: {v['blobs']} blobs")
+
+
+@app.command()
+def gc(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report what would go.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Remove cached blobs that no session maps and HEAD does not hold."""
+    from genesis_git.cache import gc as do_gc
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.session import open_context
+
+    r = do_gc(open_context(), dry_run)
+    if json_out:
+        emit_json(r)
+        return
+    verb = "would remove" if dry_run else "removed"
+    echo(f"{verb} {r['blobs_removed']} blobs ({r['chunks_removed']} chunks); "
+         f"{r['blobs_kept']} kept")

@@ -1,8 +1,196 @@
-"""``genesis session …``: start, refresh, status, list, show, end, note, artifacts."""
+"""``genesis session …``: start, refresh, status, list, show, end (notes live in session_notes)."""
 
 from __future__ import annotations
+
+from typing import Annotated, Any
 
 import typer
 
 app = typer.Typer(help="Index the working tree into a session and manage sessions.",
                   no_args_is_help=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
+
+
+def _progress_runner() -> tuple[Any, Any]:
+    """A rich progress bar on stderr when stderr is a terminal; else nothing."""
+    from genesis_git.cli.output import stderr_is_tty
+
+    if not stderr_is_tty():
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
+                   console=__import__("genesis_git.cli.output", fromlist=["console"]).console(True),
+                   transient=True)
+    task = bar.add_task("index", total=None)
+    started = {"on": False}
+
+    def update(done: int, total: int) -> None:
+        if total < 200:  # short work: no bar
+            return
+        if not started["on"]:
+            bar.start()
+            started["on"] = True
+        bar.update(task, completed=done, total=total)
+
+    return bar, update
+
+
+def _render_report(report: dict[str, Any], verb: str) -> None:
+    from genesis_git.cli.output import echo
+
+    skipped = report["skipped"]
+    n_skipped = sum(len(v) for v in skipped.values())
+    echo(f"{verb} {report['session']}: {report['files']} files, {report['hits']} cache hits, "
+         f"{report['misses']} misses, {report['chunks']} new chunks, {n_skipped} skipped "
+         f"in {report['seconds']:.2f}s")
+    for reason, paths in skipped.items():
+        shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
+        echo(f"  skipped ({reason}): {shown}")
+
+
+@app.command()
+def start(
+    name: Annotated[str | None, typer.Option("--name", help="A name for the session.")] = None,
+    doc: Annotated[str | None, typer.Option(
+        "--doc", help="The source document of the work; bound to the story at commit time.")] = None,
+    new: Annotated[bool, typer.Option(
+        "--new", help="End the active session first and start a fresh one.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Index the working tree (tracked, modified and untracked files) into this worktree's session."""
+    from genesis_git.cli.output import emit_json
+    from genesis_git.session import open_context
+    from genesis_git.session import start as do_start
+
+    ctx = open_context()
+    bar, update = _progress_runner()
+    try:
+        report = do_start(ctx, name=name, doc=doc, new=new, progress=update).as_dict()
+    finally:
+        if bar is not None:
+            bar.stop()
+    if json_out:
+        emit_json(report)
+    else:
+        _render_report(report, "started" if report["started"] else "resumed")
+
+
+@app.command()
+def refresh(json_out: JsonOpt = False) -> None:
+    """Map only what changed since the last scan into the active session."""
+    from genesis_git.cli.output import emit_json
+    from genesis_git.session import open_context
+    from genesis_git.session import refresh as do_refresh
+
+    report = do_refresh(open_context()).as_dict()
+    if json_out:
+        emit_json(report)
+    else:
+        _render_report(report, "refreshed")
+
+
+def _render_summary(s: dict[str, Any]) -> None:
+    from genesis_git.cli.output import echo
+
+    echo(f"session {s['id']} ({s['status']})" + (f" {s['name']!r}" if s["name"] else ""))
+    echo(f"  worktree:  {s['worktree']}")
+    echo(f"  branch:    {s['branch'] or '(detached)'} at {(s['head'] or '(no commits)')[:12]}")
+    echo(f"  started:   {s['started_at']}" + (f", ended {s['ended_at']}" if s["ended_at"] else ""))
+    if s["source_doc"]:
+        echo(f"  document:  {s['source_doc']}")
+    if s["status"] == "active":
+        types = ", ".join(f"{k} {v}" for k, v in s["types"].items())
+        echo(f"  files:     {s['files']} ({s['dirty_files']} uncommitted), {s['chunks']} chunks")
+        echo(f"  types:     {types or '-'}")
+    echo(f"  artifacts: {s['artifacts']} ({s['unbound_artifacts']} not yet bound to a story)")
+
+
+@app.command()
+def status(json_out: JsonOpt = False) -> None:
+    """Show the active session of this worktree (exit 1 when there is none)."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.session import active_session, open_context, summary
+
+    ctx = open_context()
+    row = active_session(ctx.conn, ctx.repo)
+    if row is None:
+        if json_out:
+            emit_json({"active": None})
+        else:
+            echo("no active session (start one with `genesis session start`)")
+        raise typer.Exit(1)
+    s = summary(ctx, row)
+    if json_out:
+        emit_json({"active": s})
+    else:
+        _render_summary(s)
+
+
+@app.command("list")
+def list_(
+    all_worktrees: Annotated[bool, typer.Option("--all", help="Sessions of every worktree.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """List the sessions of this worktree, newest first."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.session import list_sessions, open_context
+
+    rows = list_sessions(open_context(), all_worktrees)
+    if json_out:
+        emit_json({"sessions": rows})
+        return
+    if not rows:
+        echo("no sessions")
+    for s in rows:
+        echo(f"{s['id']}  {s['status']:<6}  {s['started_at'][:19]}  {s['files']:>6} files  "
+             f"{s['name'] or ''}")
+
+
+@app.command()
+def show(
+    session_id: Annotated[str, typer.Argument(help="The session id (see `genesis session list`).")],
+    json_out: JsonOpt = False,
+) -> None:
+    """Show one session."""
+    from genesis_git.cli.output import emit_json
+    from genesis_git.session import get, open_context, summary
+
+    ctx = open_context()
+    s = summary(ctx, get(ctx, session_id))
+    if json_out:
+        emit_json(s)
+    else:
+        _render_summary(s)
+
+
+@app.command()
+def end(
+    session_id: Annotated[str | None, typer.Argument(
+        help="The session to end; default: the active one.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """End a session. Its notes stay in the ledger; its index map is dropped."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.session import end as do_end
+    from genesis_git.session import open_context
+
+    sid = do_end(open_context(), session_id)
+    if json_out:
+        emit_json({"ended": sid})
+    else:
+        echo(f"ended {sid}")
+
+
+def _register_notes() -> None:
+    try:
+        from genesis_git.cli.session_notes import register
+    except ModuleNotFoundError as exc:  # pragma: no cover - the notes module is optional
+        if exc.name != "genesis_git.cli.session_notes":
+            raise
+        return
+    register(app)
+
+
+_register_notes()

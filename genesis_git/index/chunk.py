@@ -133,7 +133,7 @@ def _chunk_python(text: str, lines: list[str], max_lines: int) -> list[Chunk]:
         end = node.end_lineno or node.lineno
         flush_module(start - 1)
         kind = "class" if isinstance(node, ast.ClassDef) else "function"
-        if kind == "class" and end - start + 1 > max_lines:
+        if isinstance(node, ast.ClassDef) and end - start + 1 > max_lines:
             chunks.extend(_split_class(node, lines, start, end))
         else:
             chunks.append(Chunk(start, end, _slice(lines, start, end), kind, symbol=node.name))

@@ -1,0 +1,59 @@
+"""Upkeep of the shared blob cache: statistics and garbage collection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from genesis_git.db.connect import store_path, transaction
+from genesis_git.session import Context
+
+
+def stats(ctx: Context) -> dict[str, Any]:
+    c = ctx.conn
+    blobs = c.execute("SELECT COUNT(*), COALESCE(SUM(status='skipped'),0), COALESCE(SUM(size),0) "
+                      "FROM rag_blob_cache").fetchone()
+    chunks = c.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(embedding)),0) "
+                       "FROM rag_chunk_cache").fetchone()
+    versions = [{"chunker": r[0], "embedder": r[1], "blobs": r[2]} for r in c.execute(
+        "SELECT chunker_version, embedder_id, COUNT(*) FROM rag_blob_cache "
+        "GROUP BY 1, 2 ORDER BY 1, 2")]
+    sessions = c.execute("SELECT COUNT(*), COALESCE(SUM(status='active'),0) FROM sessions").fetchone()
+    mapped = c.execute("SELECT COUNT(DISTINCT blob_id) FROM rag_session_chunk_map").fetchone()[0]
+    db = store_path(ctx.repo)
+    size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
+    return {
+        "store": str(db),
+        "store_bytes": size,
+        "blobs": blobs[0],
+        "blobs_skipped": blobs[1],
+        "blob_bytes": blobs[2],
+        "chunks": chunks[0],
+        "embedding_bytes": chunks[1],
+        "mapped_blobs": mapped,
+        "sessions": sessions[0],
+        "active_sessions": sessions[1],
+        "versions": versions,
+    }
+
+
+def gc(ctx: Context, dry_run: bool = False) -> dict[str, Any]:
+    """Remove cached blobs that no session maps and HEAD does not hold."""
+    head_shas: set[str] = set()
+    if ctx.repo.head_sha():
+        out = ctx.repo.git("ls-tree", "-r", "-z", "HEAD")
+        for rec in out.split(b"\0"):
+            if rec:
+                head_shas.add(rec.split(b"\t", 1)[0].split(b" ")[2].decode())
+    rows = ctx.conn.execute(
+        "SELECT b.id, b.blob_sha, b.n_chunks FROM rag_blob_cache b WHERE NOT EXISTS "
+        "(SELECT 1 FROM rag_session_chunk_map m WHERE m.blob_id = b.id)").fetchall()
+    doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas]
+    if doomed and not dry_run:
+        with transaction(ctx.conn):
+            ctx.conn.executemany("DELETE FROM rag_blob_cache WHERE id=?", [(i,) for i, _ in doomed])
+    return {
+        "dry_run": dry_run,
+        "blobs_removed": len(doomed),
+        "chunks_removed": sum(n for _, n in doomed),
+        "blobs_kept": ctx.conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0],
+    }

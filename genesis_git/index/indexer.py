@@ -1,0 +1,486 @@
+"""Delta-only indexing: a cache hit is only mapped, a miss is read, chunked, classified and embedded.
+
+The cache key of a blob is ``(blob_sha, chunker_version, embedder_id)``.  A
+miss is written in one transaction with all its chunks, so no session ever
+maps a half-written blob; a process killed half-way leaves only whole blobs,
+and the next run picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from genesis_git.config import Config
+from genesis_git.db.connect import transaction
+from genesis_git.index.chunk import CHUNKER_VERSION, chunk_text, language_of
+from genesis_git.index.classify import (
+    CODEOWNERS_PATHS,
+    CodeOwners,
+    artifact_type,
+    component,
+    content_hint,
+    staleness,
+)
+from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
+from genesis_git.repo import Repo, hash_blob, run_git
+from genesis_git.text import tokenize
+
+Progress = Callable[[int, int], None]
+BATCH = 64
+LFS_PREFIX = b"version https://git-lfs.github.com/spec/v1"
+
+
+@dataclass
+class IndexReport:
+    session: str
+    files: int = 0
+    hits: int = 0
+    misses: int = 0
+    chunks: int = 0
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+    changed: int = 0
+    removed: int = 0
+    excluded: int = 0
+    seconds: float = 0.0
+    started: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "started": self.started,
+            "files": self.files,
+            "hits": self.hits,
+            "misses": self.misses,
+            "chunks": self.chunks,
+            "changed": self.changed,
+            "removed": self.removed,
+            "excluded": self.excluded,
+            "skipped": {reason: sorted(paths) for reason, paths in sorted(self.skipped.items())},
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def embedder_for(config: Config) -> Any:
+    from genesis_git.rag import embeddings
+
+    getter = getattr(embeddings, "get_embedder", None)
+    if getter is not None:
+        return getter(config)
+    return embeddings.HashingEmbedder(config.int("embed.dim"))  # pragma: no cover
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 (BOM stripped); then UTF-16 with a BOM; then GB18030; then Latin-1, which never fails."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("gb18030")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def content_skip(data: bytes) -> str | None:
+    if data.startswith(LFS_PREFIX):
+        return "lfs pointer"
+    if b"\0" in data[:8000] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "binary"
+    return None
+
+
+# -- cache ------------------------------------------------------------------
+
+@dataclass
+class CachedBlob:
+    id: int
+    status: str
+    skip_reason: str | None
+    size: int
+    content_type: str | None
+    n_chunks: int
+
+
+def lookup_blobs(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str) -> dict[str, CachedBlob]:
+    found: dict[str, CachedBlob] = {}
+    shas = list(shas)
+    for i in range(0, len(shas), 500):
+        part = shas[i:i + 500]
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(
+                f"SELECT id, blob_sha, status, skip_reason, size, content_type, n_chunks "
+                f"FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? "
+                f"AND blob_sha IN ({marks})", (CHUNKER_VERSION, embedder_id, *part)):
+            found[row[1]] = CachedBlob(row[0], row[2], row[3], row[4], row[5], row[6])
+    return found
+
+
+@dataclass
+class Prepared:
+    sha: str
+    size: int
+    status: str
+    skip_reason: str | None = None
+    language: str | None = None
+    content_type: str | None = None
+    chunks: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+def prepare_blob(path: str, sha: str, data: bytes, config: Config, embedder: Any) -> Prepared:
+    """Read, chunk, classify and embed one blob (no database access)."""
+    reason = content_skip(data)
+    if reason:
+        return Prepared(sha, len(data), "skipped", reason)
+    text = decode(data)
+    chunks = chunk_text(path, text, config.int("index.chunk_max_lines"),
+                        config.int("index.chunk_max_chars"))
+    token_lists = [tokenize(c.text) for c in chunks]
+    vectors = _embed(embedder, [c.text for c in chunks], token_lists)
+    rows = []
+    for ord_, (c, toks, vec) in enumerate(zip(chunks, token_lists, vectors, strict=True)):
+        rows.append((ord_, c.start_line, c.end_line, c.section, c.symbol, c.kind, c.text,
+                     " ".join(toks), vec))
+    return Prepared(sha, len(data), "ready", None, language_of(path), content_hint(path, text), rows)
+
+
+def _embed(embedder: Any, texts: list[str], token_lists: list[list[str]]) -> list[bytes | None]:
+    import numpy as np
+
+    if not texts:
+        return []
+    if hasattr(embedder, "embed_tokens"):
+        vecs = [embedder.embed_tokens(t) for t in token_lists]
+    else:
+        vecs = embedder.embed(texts)
+    return [np.asarray(v, dtype="<f4").tobytes() for v in vecs]
+
+
+def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id: str) -> int:
+    """Write prepared blobs, one transaction for the batch; returns chunks written."""
+    written = 0
+    with transaction(conn):
+        for p in items:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO rag_blob_cache(blob_sha, chunker_version, embedder_id, size, "
+                "status, skip_reason, language, content_type, n_chunks) VALUES (?,?,?,?,?,?,?,?,?)",
+                (p.sha, CHUNKER_VERSION, embedder_id, p.size, p.status, p.skip_reason, p.language,
+                 p.content_type, len(p.chunks)))
+            if cur.rowcount == 0:  # another process cached it first
+                continue
+            blob_id = cur.lastrowid
+            conn.executemany(
+                "INSERT INTO rag_chunk_cache(blob_id, ord, start_line, end_line, section, symbol, "
+                "kind, text, tokens, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(blob_id, *row) for row in p.chunks])
+            written += len(p.chunks)
+    return written
+
+
+def _read_content(repo: Repo, entries: list[FileEntry]) -> dict[str, bytes]:
+    """Contents of missed blobs: from the working tree when it matches, else from git."""
+    out: dict[str, bytes] = {}
+    need_git: list[str] = []
+    for e in entries:
+        if e.content is not None:
+            out[e.sha] = e.content
+            continue
+        try:
+            data = (repo.root / e.path).read_bytes()
+        except OSError:
+            need_git.append(e.sha)
+            continue
+        if hash_blob(data) == e.sha:
+            out[e.sha] = data
+        else:
+            need_git.append(e.sha)
+    out.update(repo.cat_blobs(need_git))
+    return out
+
+
+def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries: list[FileEntry],
+                  embedder: Any, report: IndexReport, progress: Progress | None = None
+                  ) -> dict[str, CachedBlob]:
+    """Make sure every entry's blob is cached; returns the cache rows by SHA."""
+    embedder_id = embedder.id
+    max_bytes = config.int("index.max_file_bytes")
+    by_sha: dict[str, FileEntry] = {}
+    for e in entries:
+        if e.skip is None:
+            by_sha.setdefault(e.sha, e)
+    cached = lookup_blobs(conn, by_sha, embedder_id)
+    misses = [e for sha, e in by_sha.items()
+              if sha not in cached or (cached[sha].skip_reason == "too large"
+                                       and cached[sha].size <= max_bytes)]
+    report.hits += len(by_sha) - len(misses)
+    report.misses += len(misses)
+    done = 0
+    for i in range(0, len(misses), BATCH):
+        part = misses[i:i + BATCH]
+        small = []
+        prepared: list[Prepared] = []
+        for e in part:
+            size = e.size if e.size is not None else _disk_size(repo.root / e.path)
+            if size is not None and size > max_bytes:
+                prepared.append(Prepared(e.sha, size, "skipped", "too large"))
+            else:
+                small.append(e)
+        contents = _read_content(repo, small)
+        for e in small:
+            data = contents.get(e.sha)
+            if data is None:
+                continue
+            if len(data) > max_bytes:
+                prepared.append(Prepared(e.sha, len(data), "skipped", "too large"))
+            else:
+                prepared.append(prepare_blob(e.path, e.sha, data, config, embedder))
+        marks = ",".join("?" * len(part))
+        conn.execute("DELETE FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? AND "
+                     f"skip_reason='too large' AND blob_sha IN ({marks})",
+                     (CHUNKER_VERSION, embedder_id, *[e.sha for e in part]))
+        report.chunks += store_prepared(conn, prepared, embedder_id)
+        done += len(part)
+        if progress:
+            progress(done, len(misses))
+    return lookup_blobs(conn, by_sha, embedder_id)
+
+
+def _disk_size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def ensure_blobs(conn: sqlite3.Connection, repo: Repo, config: Config,
+                 entries: list[tuple[str, str]]) -> int:
+    """Cache the given ``(path, blob_sha)`` pairs (used by the post-commit hook); returns misses."""
+    embedder = embedder_for(config)
+    report = IndexReport(session="")
+    index_entries(conn, repo, config, [FileEntry(p, s) for p, s in entries], embedder, report)
+    return report.misses
+
+
+# -- per-path metadata ------------------------------------------------------
+
+def last_modified_times(conn: sqlite3.Connection, repo: Repo, head: str | None,
+                        wanted: set[str]) -> dict[str, int]:
+    """Commit time of the last change of each path, from one ``git log`` pass cached by HEAD."""
+    if head is None or not wanted:
+        return {}
+    row = conn.execute("SELECT value FROM genesis_kv WHERE key='lastmod'").fetchone()
+    cached: dict[str, Any] = json.loads(row[0]) if row else {}
+    times: dict[str, int] = {}
+    if cached.get("head") == head:
+        return dict(cached.get("times", {}))
+    base = cached.get("head")
+    rev = head
+    if base and run_git(["merge-base", "--is-ancestor", base, head], repo.root,
+                        check=False).returncode == 0:
+        times = dict(cached.get("times", {}))
+        rev = f"{base}..{head}"
+    fresh = _log_times(repo, rev, wanted if rev == head else None)
+    for path, ts in fresh.items():
+        times[path] = max(ts, times.get(path, 0)) if rev != head else ts
+    missing = wanted - times.keys()
+    if missing and rev != head:
+        times.update(_log_times(repo, head, missing))
+    with transaction(conn):
+        conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES ('lastmod', ?)",
+                     (json.dumps({"head": head, "times": times}),))
+    return times
+
+
+def _log_times(repo: Repo, rev: str, stop_when: set[str] | None) -> dict[str, int]:
+    proc = subprocess.Popen(["git", "log", "--format=%x01%ct", "--name-only", "-z", "--no-renames",
+                             rev, "--"], cwd=repo.root, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    times: dict[str, int] = {}
+    ts = 0
+    buf = b""
+    remaining = set(stop_when) if stop_when is not None else None
+    try:
+        while True:
+            block = proc.stdout.read(1 << 16)
+            if not block:
+                break
+            buf += block
+            parts = buf.split(b"\0")
+            buf = parts.pop()
+            for tok in parts:
+                if tok.startswith(b"\x01"):
+                    ts = int(tok[1:] or 0)
+                    continue
+                path = tok.lstrip(b"\n").decode("utf-8", "surrogateescape")
+                if path and path not in times:
+                    times[path] = ts
+                    if remaining is not None:
+                        remaining.discard(path)
+            if remaining is not None and not remaining:
+                break
+    finally:
+        proc.stdout.close()
+        proc.kill() if proc.poll() is None else None
+        proc.wait()
+    return times
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def doc_id_for(path: str) -> str:
+    import hashlib
+
+    return "doc-" + hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+class Metadata:
+    """Computes the per-path metadata of seed 002 §1.1 for one scan."""
+
+    def __init__(self, conn: sqlite3.Connection, repo: Repo, config: Config, snap: Snapshot):
+        self.config = config
+        self.rules = {str(k): str(v) for k, v in config.table("classify.rules").items()}
+        self.components = {str(k): str(v) for k, v in config.table("classify.components").items()}
+        self.half_life = config.float("staleness.half_life_days")
+        owners_text = ""
+        for rel in CODEOWNERS_PATHS:
+            p = repo.root / rel
+            if p.is_file():
+                owners_text = p.read_text(encoding="utf-8", errors="replace")
+                break
+        self.owners = CodeOwners(owners_text)
+        self.now = time.time()
+        clean = {p for p, e in snap.entries.items() if not e.dirty}
+        self.times = last_modified_times(conn, repo, repo.head_sha(), clean)
+        self.root = repo.root
+
+    def row(self, entry: FileEntry, blob: CachedBlob | None) -> dict[str, Any]:
+        hint = blob.content_type if blob is not None else None
+        ts: float | None
+        if entry.dirty:
+            if entry.mtime_ns is None:
+                try:
+                    st = os.stat(self.root / entry.path)
+                    entry.mtime_ns, entry.size = st.st_mtime_ns, st.st_size
+                except OSError:
+                    pass
+            ts = entry.mtime_ns / 1e9 if entry.mtime_ns else self.now
+        else:
+            t = self.times.get(entry.path)
+            ts = float(t) if t else None
+        age = (self.now - ts) / 86400 if ts else 0.0
+        return {
+            "path": entry.path,
+            "blob_sha": entry.sha,
+            "blob_id": blob.id if blob is not None else None,
+            "artifact_type": artifact_type(entry.path, hint, self.rules),
+            "doc_id": doc_id_for(entry.path),
+            "doc_version": entry.sha,
+            "owner": self.owners.owner(entry.path),
+            "system_component": component(entry.path, self.components),
+            "last_modified": _iso(ts) if ts else None,
+            "staleness_score": round(staleness(age, self.half_life), 6),
+            "dirty": 1 if entry.dirty else 0,
+            "mtime_ns": entry.mtime_ns,
+            "size": entry.size,
+        }
+
+
+MAP_COLUMNS = ("path", "blob_sha", "blob_id", "artifact_type", "doc_id", "doc_version", "owner",
+               "system_component", "last_modified", "staleness_score", "dirty", "mtime_ns", "size")
+
+
+def previous_state(conn: sqlite3.Connection, session_id: str) -> dict[str, dict[str, Any]]:
+    rows = conn.execute(f"SELECT {', '.join(MAP_COLUMNS)} FROM rag_session_chunk_map "
+                        "WHERE session_id=?", (session_id,))
+    return {r[0]: dict(zip(MAP_COLUMNS, r, strict=True)) for r in rows}
+
+
+def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_id: str,
+                  progress: Progress | None = None, embedder: Any = None) -> IndexReport:
+    """Bring the session's map in line with the working tree, doing only the delta."""
+    t0 = time.perf_counter()
+    report = IndexReport(session=session_id)
+    prev = previous_state(conn, session_id)
+    prev_stat = {p: PrevState(r["blob_sha"], r["mtime_ns"], r["size"]) for p, r in prev.items()
+                 if r["dirty"]}
+    snap = scan(repo, config.list("index.include"), config.list("index.exclude"), prev_stat)
+    report.excluded = snap.excluded
+    entries = list(snap.entries.values())
+    report.files = len(entries)
+    embedder = embedder if embedder is not None else embedder_for(config)
+    head = repo.head_sha()
+    head_row = conn.execute("SELECT head_sha FROM sessions WHERE id=?", (session_id,)).fetchone()
+    same_head = head_row is not None and head_row[0] == head
+    unchanged = (same_head and len(prev) == len(entries)
+                 and all(p in prev and prev[p]["blob_sha"] == e.sha
+                         and (prev[p]["blob_id"] is not None or e.skip is not None)
+                         for p, e in snap.entries.items()))
+    blobs: dict[str, CachedBlob] = {}
+    if unchanged:
+        report.hits = len({e.sha for e in entries if e.skip is None})
+        _collect_skips(conn, report, snap, prev)
+        report.seconds = time.perf_counter() - t0
+        return report
+    blobs = index_entries(conn, repo, config, entries, embedder, report, progress)
+    meta = Metadata(conn, repo, config, snap)
+    upserts: list[dict[str, Any]] = []
+    for e in entries:
+        blob = blobs.get(e.sha) if e.skip is None else None
+        row = meta.row(e, blob)
+        old = prev.get(e.path)
+        if old is None or any(old[k] != row[k] for k in MAP_COLUMNS if k not in ("mtime_ns", "size")):
+            upserts.append(row)
+        elif old["mtime_ns"] != row["mtime_ns"] or old["size"] != row["size"]:
+            upserts.append(row)
+    removed = [p for p in prev if p not in snap.entries]
+    report.changed = len(upserts)
+    report.removed = len(removed)
+    with transaction(conn):
+        if removed:
+            conn.executemany("DELETE FROM rag_session_chunk_map WHERE session_id=? AND path=?",
+                             [(session_id, p) for p in removed])
+        if upserts:
+            conn.executemany(
+                f"INSERT OR REPLACE INTO rag_session_chunk_map(session_id, {', '.join(MAP_COLUMNS)}) "
+                f"VALUES (?, {', '.join('?' * len(MAP_COLUMNS))})",
+                [(session_id, *[r[k] for k in MAP_COLUMNS]) for r in upserts])
+        conn.execute("UPDATE sessions SET head_sha=?, branch=?, refreshed_at="
+                     "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?",
+                     (head, repo.branch(), session_id))
+    _collect_skips(conn, report, snap, None)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _collect_skips(conn: sqlite3.Connection, report: IndexReport, snap: Snapshot,
+                   prev: dict[str, dict[str, Any]] | None) -> None:
+    reasons: dict[str, str] = {}
+    for e in snap.entries.values():
+        if e.skip is not None:
+            reasons[e.path] = e.skip
+    rows = conn.execute(
+        "SELECT m.path, b.skip_reason FROM rag_session_chunk_map m JOIN rag_blob_cache b "
+        "ON b.id = m.blob_id WHERE m.session_id=? AND b.status='skipped'", (report.session,))
+    for path, reason in rows:
+        if path in snap.entries:
+            reasons[path] = reason
+    for path, reason in reasons.items():
+        report.skipped.setdefault(reason, []).append(path)

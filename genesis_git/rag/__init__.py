@@ -1,0 +1,1 @@
+"""Embeddings and the seed API for retrieval-augmented impact investigation."""

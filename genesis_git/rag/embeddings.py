@@ -1,0 +1,281 @@
+"""Embedders.  The default is offline and deterministic: signed feature hashing.
+
+``HashingEmbedder`` maps each token of :func:`genesis_git.text.tokenize` to
+one of ``dim`` buckets with CRC-32 (stable across runs and platforms), adds
+``±(1 + log tf)`` there, and L2-normalises.  Its id, ``hash-<tok>-<dim>``,
+is part of the cache key, so changing the dimension or the tokenizer redoes
+only what it must.
+
+``OpenAIEmbedder`` calls an OpenAI-compatible ``POST <base_url>/embeddings``
+endpoint with the standard library only (``urllib.request``).  It is used
+only when ``embed.provider = "openai"`` is configured; its id is
+``openai-<model>``.  An endpoint that is down or answers badly raises
+:class:`EmbeddingError` with one clear line.
+
+:func:`get_embedder` picks the embedder from a :class:`~genesis_git.config.Config`
+(or, as in seed 000, from an engine name: ``"fake"`` or ``None`` give the
+:class:`FakeEmbedder`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import urllib.error
+import urllib.request
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from genesis_git.errors import ExitCode, GenesisError
+from genesis_git.text import TOKENIZER_VERSION, tokenize
+
+if TYPE_CHECKING:
+    from genesis_git.config import Config
+
+PROVIDERS = ("hash", "openai")
+
+
+class Embedder(Protocol):
+    """Anything that turns texts into vectors."""
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+class EmbeddingError(GenesisError):
+    """The embedding endpoint is unreachable, refused the request or answered badly."""
+
+    exit_code = ExitCode.ENVIRONMENT
+
+
+class HashingEmbedder:
+    """Deterministic, normalised, hashed bag of words (seed 000's FakeEmbedder, done well)."""
+
+    def __init__(self, dim: int = 256):
+        if dim < 8:
+            raise ValueError("dim must be at least 8")
+        self.dim = dim
+        self._slots: dict[str, tuple[int, float]] = {}
+
+    @property
+    def id(self) -> str:
+        return f"hash-{TOKENIZER_VERSION}-{self.dim}"
+
+    def _slot(self, tok: str) -> tuple[int, float]:
+        slot = self._slots.get(tok)
+        if slot is None:
+            h = zlib.crc32(tok.encode("utf-8"))
+            slot = (h % self.dim, 1.0 if (h >> 31) & 1 == 0 else -1.0)
+            if len(self._slots) < 500_000:
+                self._slots[tok] = slot
+        return slot
+
+    def embed_tokens(self, tokens: Sequence[str]) -> list[float]:
+        vec = [0.0] * self.dim
+        for tok, tf in Counter(tokens).items():
+            idx, sign = self._slot(tok)
+            vec[idx] += sign * (1.0 + math.log(tf))
+        norm = math.sqrt(sum(x * x for x in vec))
+        if norm == 0.0:
+            return vec
+        return [x / norm for x in vec]
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_tokens(tokenize(t)) for t in texts]
+
+
+class FakeEmbedder(HashingEmbedder):
+    """The name seed 000 gives the offline embedder; 64 dimensions as there."""
+
+    def __init__(self, dim: int = 64):
+        super().__init__(dim)
+
+
+def _safe_id(model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._:-]+", "_", model.strip()) or "default"
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``/v1/embeddings`` endpoint, called with ``urllib``.
+
+    ``base_url`` is the API root (``http://127.0.0.1:8080/v1``); a URL that
+    already ends in ``/embeddings`` is used as it is.  Texts are sent in
+    batches of ``batch_size``; vectors come back L2-normalised and in input
+    order (the answer's ``index`` fields are honoured).
+    """
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
+                 timeout: float = 30.0, batch_size: int = 64):
+        if not base_url.strip():
+            raise GenesisError("embed.provider is \"openai\" but embed.base_url is empty",
+                               hint="set embed.base_url, e.g. http://127.0.0.1:8080/v1")
+        if not model.strip():
+            raise GenesisError("embed.provider is \"openai\" but embed.model is empty",
+                               hint="set embed.model to the endpoint's embedding model")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        url = base_url.strip().rstrip("/")
+        self.url = url if url.endswith("/embeddings") else url + "/embeddings"
+        self.model = model.strip()
+        self.api_key = api_key or None
+        self.timeout = float(timeout)
+        self.batch_size = batch_size
+        self.dim: int | None = None
+
+    @property
+    def id(self) -> str:
+        return f"openai-{_safe_id(self.model)}"
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            out.extend(self._batch(texts[start:start + self.batch_size]))
+        return out
+
+    # -- one request --------------------------------------------------------
+    def _request(self, batch: list[str]) -> Any:
+        # an empty string is refused by some servers; a space embeds the same "nothing"
+        body = json.dumps({"model": self.model, "input": [t if t.strip() else " " for t in batch]},
+                          ensure_ascii=False).encode("utf-8")
+        headers = {"Content-Type": "application/json", "Accept": "application/json",
+                   "User-Agent": "genesis-git"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        where = f"embedding endpoint {self.url}"
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            detail = _error_detail(exc)
+            hint = ("check the API key in the variable named by embed.api_key_env"
+                    if exc.code in (401, 403) else "check embed.base_url and embed.model")
+            raise EmbeddingError(f"{where} answered HTTP {exc.code}{detail}", hint=hint) from None
+        except TimeoutError:
+            raise EmbeddingError(f"{where} did not answer within {self.timeout:g} s",
+                                 hint="raise embed.timeout or check the server") from None
+        except urllib.error.URLError as exc:
+            reason = exc.reason
+            if isinstance(reason, TimeoutError):
+                raise EmbeddingError(f"{where} did not answer within {self.timeout:g} s",
+                                     hint="raise embed.timeout or check the server") from None
+            text = getattr(reason, "strerror", None) or str(reason)
+            raise EmbeddingError(f"{where} is unreachable: {text}",
+                                 hint="start the server or fix embed.base_url") from None
+        except (OSError, ValueError) as exc:
+            raise EmbeddingError(f"{where} is unreachable: {exc}",
+                                 hint="start the server or fix embed.base_url") from None
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise EmbeddingError(f"{where} gave a bad answer: not JSON",
+                                 hint="is embed.base_url an OpenAI-compatible /v1 root?") from None
+
+    def _batch(self, batch: list[str]) -> list[list[float]]:
+        if not batch:
+            return []
+        payload = self._request(batch)
+        where = f"embedding endpoint {self.url}"
+
+        def bad(why: str) -> EmbeddingError:
+            return EmbeddingError(f"{where} gave a bad answer: {why}",
+                                  hint="is embed.base_url an OpenAI-compatible /v1 root?")
+
+        data = payload.get("data") if isinstance(payload, dict) else None
+        if not isinstance(data, list):
+            raise bad("no \"data\" list")
+        if len(data) != len(batch):
+            raise bad(f"{len(data)} embeddings for {len(batch)} texts")
+        vectors: list[list[float] | None] = [None] * len(batch)
+        for pos, item in enumerate(data):
+            if not isinstance(item, dict) or not isinstance(item.get("embedding"), list):
+                raise bad(f"item {pos} has no \"embedding\" list")
+            index = item.get("index", pos)
+            if not isinstance(index, int) or not 0 <= index < len(batch) or vectors[index]:
+                raise bad(f"item {pos} has a wrong index {index!r}")
+            vec = item["embedding"]
+            if not vec or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                  for x in vec):
+                raise bad(f"item {pos} is not a list of numbers")
+            if self.dim is None:
+                self.dim = len(vec)
+            elif len(vec) != self.dim:
+                raise bad(f"item {pos} has {len(vec)} dimensions, expected {self.dim}")
+            vectors[index] = _normalise([float(x) for x in vec])
+        return [v for v in vectors if v is not None]
+
+
+def _normalise(vec: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vec))
+    if norm == 0.0 or not math.isfinite(norm):
+        return [0.0] * len(vec)
+    return [x / norm for x in vec]
+
+
+def _error_detail(exc: urllib.error.HTTPError) -> str:
+    try:
+        body = exc.read().decode("utf-8", "replace")
+    except Exception:  # pragma: no cover - a broken body must not hide the status
+        return ""
+    message = body
+    try:
+        parsed = json.loads(body)
+        if isinstance(parsed, dict):
+            err = parsed.get("error")
+            message = str(err.get("message", err) if isinstance(err, dict) else err or body)
+    except json.JSONDecodeError:
+        pass
+    message = " ".join(message.split())[:200]
+    return f": {message}" if message else ""
+
+
+def embedder_from_config(config: Config) -> Embedder:
+    provider = config.str("embed.provider").strip().lower()
+    if provider == "hash":
+        dim = config.int("embed.dim")
+        if dim < 8:
+            raise GenesisError(f"embed.dim = {dim} is too small", hint="use 8 or more (256 is the default)")
+        return HashingEmbedder(dim)
+    if provider == "openai":
+        key_env = config.str("embed.api_key_env").strip()
+        return OpenAIEmbedder(config.str("embed.base_url"), config.str("embed.model"),
+                              os.environ.get(key_env) if key_env else None,
+                              timeout=config.float("embed.timeout"))
+    raise GenesisError(f"unknown embed.provider {provider!r}",
+                       hint="valid providers: " + ", ".join(PROVIDERS))
+
+
+def get_embedder(config_or_engine: Any = None) -> Embedder:
+    """The configured embedder.
+
+    * a :class:`~genesis_git.config.Config`: ``embed.provider`` decides (``hash`` or ``openai``);
+    * ``None`` or ``"fake"``: the :class:`FakeEmbedder` (seed 000);
+    * ``"hash"``: a 256-dimension :class:`HashingEmbedder`;
+    * an object that already has an ``embed`` method is returned as it is.
+    """
+    from genesis_git.config import Config
+
+    if isinstance(config_or_engine, Config):
+        return embedder_from_config(config_or_engine)
+    if config_or_engine is None:
+        return FakeEmbedder()
+    if isinstance(config_or_engine, str):
+        name = config_or_engine.strip().lower()
+        if name in ("", "fake", "none"):
+            return FakeEmbedder()
+        if name == "hash":
+            return HashingEmbedder()
+        raise GenesisError(f"unknown embedder {config_or_engine!r}",
+                           hint="use \"fake\", \"hash\" or a Config with embed.provider")
+    if callable(getattr(config_or_engine, "embed", None)):
+        return config_or_engine
+    return FakeEmbedder()
+
+
+def embedder_id(embedder: Embedder) -> str:
+    """The cache-key id of an embedder (``hash-t1-256``, ``openai-<model>``)."""
+    ident = getattr(embedder, "id", None)
+    return str(ident) if ident else type(embedder).__name__.lower()
