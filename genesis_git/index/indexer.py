@@ -433,6 +433,11 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
                  and all(p in prev and prev[p]["blob_sha"] == e.sha
                          and (prev[p]["blob_id"] is not None or e.skip is not None)
                          for p, e in snap.entries.items()))
+    if unchanged:  # a raised size limit makes "too large" files eligible again
+        unchanged = conn.execute(
+            "SELECT 1 FROM rag_session_chunk_map m JOIN rag_blob_cache b ON b.id = m.blob_id "
+            "WHERE m.session_id=? AND b.skip_reason='too large' AND b.size <= ? LIMIT 1",
+            (session_id, config.int("index.max_file_bytes"))).fetchone() is None
     blobs: dict[str, CachedBlob] = {}
     if unchanged:
         report.hits = len({e.sha for e in entries if e.skip is None})

@@ -1,0 +1,333 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from genesis_git.cli.main import app
+from genesis_git.db.connect import connect
+from genesis_git.index import chunk as chunk_mod
+from genesis_git.index import indexer
+from genesis_git.session import open_context
+
+from conftest import git, make_repo, write
+
+runner = CliRunner()
+
+
+def start_json(*args: str) -> dict:
+    res = runner.invoke(app, ["session", "start", "--json", *args])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def map_rows(genesis_env: Path) -> dict[str, dict]:
+    conn = connect(genesis_env / "genesis.db")
+    conn.row_factory = None
+    cols = ["path", "blob_sha", "artifact_type", "owner", "system_component", "last_modified",
+            "staleness_score", "dirty"]
+    rows = conn.execute(f"SELECT {', '.join(cols)} FROM rag_session_chunk_map m JOIN sessions s "
+                        "ON s.id = m.session_id WHERE s.status='active'").fetchall()
+    return {r[0]: dict(zip(cols, r, strict=True)) for r in rows}
+
+
+def test_start_report_has_the_stable_keys(repo: Path) -> None:
+    report = start_json()
+    assert {"session", "files", "hits", "misses", "chunks", "skipped", "seconds"} <= set(report)
+    assert report["files"] == 4
+    assert report["misses"] == 4 and report["hits"] == 0
+    assert report["chunks"] > 4
+    assert report["started"] is True
+
+
+def test_snapshot_matches_git_hash_object(repo: Path, genesis_env: Path) -> None:
+    write(repo, "src/shop/orders.py", "def changed():\n    return 1\n")
+    write(repo, "new file ü.md", "# Neu\n\nuntracked\n")
+    weird = "line\nbreak.txt"
+    write(repo, weird, "a path with a newline\n")
+    (repo / "README.md").unlink()
+    write(repo, ".gitignore", "ignored.txt\n")
+    write(repo, "ignored.txt", "never indexed\n")
+    start_json()
+    rows = map_rows(genesis_env)
+    assert "README.md" not in rows
+    assert "ignored.txt" not in rows
+    for rel in ("src/shop/orders.py", "new file ü.md", weird, ".gitignore"):
+        expected = git(repo, "hash-object", "--", rel).strip()
+        assert rows[rel]["blob_sha"] == expected, rel
+        assert rows[rel]["dirty"] == 1
+    tracked = git(repo, "ls-files", "-s", "db/schema.sql").split()[1]
+    assert rows["db/schema.sql"]["blob_sha"] == tracked
+    assert rows["db/schema.sql"]["dirty"] == 0
+
+
+def test_second_session_hits_everything_and_duplicates_are_chunked_once(
+        repo: Path, genesis_env: Path) -> None:
+    write(repo, "copy/orders_copy.py", (repo / "src/shop/orders.py").read_text())
+    first = start_json()
+    assert first["files"] == 5 and first["misses"] == 4  # identical content: one blob
+    conn = connect(genesis_env / "genesis.db")
+    chunks_before = conn.execute("SELECT COUNT(*) FROM rag_chunk_cache").fetchone()[0]
+    assert runner.invoke(app, ["session", "end"]).exit_code == 0
+    second = start_json()
+    assert second["session"] != first["session"]
+    assert second["misses"] == 0 and second["hits"] == 4 and second["chunks"] == 0
+    assert conn.execute("SELECT COUNT(*) FROM rag_chunk_cache").fetchone()[0] == chunks_before
+
+
+def test_refresh_maps_only_the_delta(repo: Path) -> None:
+    start_json()
+    res = runner.invoke(app, ["session", "refresh", "--json"])
+    quiet = json.loads(res.output)
+    assert quiet["misses"] == 0 and quiet["changed"] == 0 and quiet["removed"] == 0
+    write(repo, "db/schema.sql", "CREATE TABLE orders (id INTEGER, discount_code TEXT);\n")
+    (repo / "README.md").unlink()
+    delta = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
+    assert delta["misses"] == 1 and delta["changed"] == 1 and delta["removed"] == 1
+    assert delta["files"] == 3
+
+
+def test_start_resumes_the_active_session_and_new_replaces_it(repo: Path) -> None:
+    first = start_json("--name", "orders work")
+    again = start_json()
+    assert again["session"] == first["session"] and again["started"] is False
+    fresh = start_json("--new")
+    assert fresh["session"] != first["session"] and fresh["started"] is True
+    listing = runner.invoke(app, ["session", "list", "--json"])
+    states = {s["id"]: s["status"] for s in json.loads(listing.output)["sessions"]}
+    assert states == {first["session"]: "ended", fresh["session"]: "active"}
+
+
+def test_doc_is_recorded_and_must_exist(repo: Path) -> None:
+    bad = runner.invoke(app, ["session", "start", "--doc", "docs/nope.md"])
+    assert bad.exit_code == 1
+    assert bad.output.strip() == "genesis: error: --doc docs/nope.md: no such file"
+    start_json("--doc", "docs/req/orders.md")
+    shown = json.loads(runner.invoke(app, ["session", "status", "--json"]).output)
+    assert shown["active"]["source_doc"] == "docs/req/orders.md"
+
+
+def test_status_show_end_and_unknown_ids(repo: Path) -> None:
+    none = runner.invoke(app, ["session", "status"])
+    assert none.exit_code == 1
+    assert "no active session" in none.output
+    sid = start_json()["session"]
+    status = runner.invoke(app, ["session", "status"])
+    assert status.exit_code == 0 and f"session {sid} (active)" in status.output
+    assert "types:" in status.output
+    shown = runner.invoke(app, ["session", "show", sid])
+    assert shown.exit_code == 0 and sid in shown.output
+    missing = runner.invoke(app, ["session", "show", "s-nope"])
+    assert missing.exit_code == 1
+    assert missing.output.startswith("genesis: error: unknown session 's-nope' (known: ")
+    assert runner.invoke(app, ["session", "end"]).output.strip() == f"ended {sid}"
+    again = runner.invoke(app, ["session", "end", sid])
+    assert again.exit_code == 1 and "already ended" in again.output
+    assert runner.invoke(app, ["session", "end"]).exit_code == 1
+    plain = runner.invoke(app, ["session", "list"])
+    assert sid in plain.output and "ended" in plain.output
+
+
+def test_skipped_files_are_counted_never_crashed_on(tmp_path: Path, monkeypatch) -> None:
+    root = make_repo(tmp_path / "r", {"ok.md": "# fine\n"})
+    monkeypatch.chdir(root)
+    (root / "image.bin").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
+    (root / "big.txt").write_text("x" * 2048)
+    (root / "model.bin.txt").write_text(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12345\n")
+    os.symlink("/etc/hostname", root / "outside-link")
+    os.symlink("ok.md", root / "inside-link")
+    sub = make_repo(tmp_path / "sub", {"s.txt": "sub\n"})
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor/sub")
+    (root / "latin.txt").write_bytes("caf\xe9 cr\xe8me\n".encode("latin-1"))
+    (root / "gbk.md").write_bytes("订单表说明\n".encode("gb18030"))
+    monkeypatch.setenv("GENESIS_INDEX_MAX_FILE_BYTES", "1000")
+    report = start_json()
+    assert report["skipped"] == {
+        "binary": ["image.bin"],
+        "lfs pointer": ["model.bin.txt"],
+        "submodule": ["vendor/sub"],
+        "symlink": ["inside-link"],
+        "symlink outside repository": ["outside-link"],
+        "too large": ["big.txt"],
+    }
+    ctx = open_context()
+    texts = {r[0]: r[1] for r in ctx.conn.execute(
+        "SELECT m.path, c.text FROM rag_session_chunk_map m JOIN rag_chunk_cache c "
+        "ON c.blob_id = m.blob_id")}
+    assert texts["latin.txt"] == "café crème"
+    assert texts["gbk.md"] == "订单表说明"
+    # raising the limit re-reads the large file only
+    monkeypatch.setenv("GENESIS_INDEX_MAX_FILE_BYTES", "100000")
+    again = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
+    assert "too large" not in again["skipped"]
+    assert again["misses"] == 1
+
+
+def test_include_and_exclude_globs(repo: Path) -> None:
+    (repo / ".genesis.toml").write_text('[index]\nexclude = ["docs/**"]\n')
+    report = start_json()
+    assert report["excluded"] == 1
+    assert report["files"] == 4  # README, orders.py, schema.sql, .genesis.toml
+    (repo / ".genesis.toml").write_text('[index]\ninclude = ["**/*.py"]\n')
+    narrowed = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
+    assert narrowed["files"] == 1
+
+
+def test_metadata_types_owner_component_and_times(repo: Path, genesis_env: Path) -> None:
+    write(repo, "CODEOWNERS", "* @team\n/db/ @dba\ndocs/ @analysts\n")
+    git(repo, "add", "CODEOWNERS")
+    git(repo, "commit", "-q", "-m", "owners", env={**os.environ,
+                                                    "GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z",
+                                                    "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z"})
+    write(repo, "app/templates/order.html", "<p>{{ order.total }}</p>\n")
+    (repo / ".genesis.toml").write_text('[classify]\ncomponents = { "db/**" = "storage" }\n')
+    start_json()
+    rows = map_rows(genesis_env)
+    assert rows["db/schema.sql"]["artifact_type"] == "DB"
+    assert rows["db/schema.sql"]["owner"] == "@dba"
+    assert rows["db/schema.sql"]["system_component"] == "storage"
+    assert rows["docs/req/orders.md"]["artifact_type"] == "REQ"
+    assert rows["docs/req/orders.md"]["owner"] == "@analysts"
+    assert rows["src/shop/orders.py"]["artifact_type"] == "CODE"
+    assert rows["src/shop/orders.py"]["system_component"] == "shop"
+    assert rows["app/templates/order.html"]["artifact_type"] == "UI"
+    assert rows["README.md"]["system_component"] == "(root)"
+    assert rows["CODEOWNERS"]["last_modified"] == "2020-01-01T00:00:00Z"
+    assert rows["CODEOWNERS"]["staleness_score"] > 0.9
+    assert rows["app/templates/order.html"]["staleness_score"] < 0.01
+    assert rows["README.md"]["last_modified"] is not None
+
+
+def test_a_repository_without_commits_is_indexed(tmp_path: Path, monkeypatch) -> None:
+    root = make_repo(tmp_path / "fresh", {"notes.md": "# 订单\n\n需求\n"}, commit=False)
+    monkeypatch.chdir(root)
+    report = start_json()
+    assert report["files"] == 1 and report["chunks"] >= 1
+
+
+def test_missing_git_is_exit_3(repo: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PATH", str(repo))
+    res = runner.invoke(app, ["session", "start"])
+    assert res.exit_code == 3
+    assert res.output.strip() == ("genesis: error: git is not installed or not on PATH "
+                                  "(install git 2.25 or newer)")
+
+
+def test_changing_the_embedder_or_chunker_redoes_only_affected_blobs(
+        repo: Path, monkeypatch, genesis_env: Path) -> None:
+    start_json()
+    monkeypatch.setenv("GENESIS_EMBED_DIM", "64")
+    redo = start_json("--new")
+    assert redo["misses"] == 4 and redo["hits"] == 0
+    monkeypatch.delenv("GENESIS_EMBED_DIM")
+    back = start_json("--new")
+    assert back["misses"] == 0  # the old embedder's blobs are still cached
+    monkeypatch.setattr(chunk_mod, "CHUNKER_VERSION", "c-test")
+    monkeypatch.setattr(indexer, "CHUNKER_VERSION", "c-test")
+    bumped = start_json("--new")
+    assert bumped["misses"] == 4
+    conn = connect(genesis_env / "genesis.db")
+    versions = {(r[0], r[1]) for r in conn.execute(
+        "SELECT chunker_version, embedder_id FROM rag_blob_cache")}
+    assert ("c-test", "hash-t1-256") in versions and ("c1", "hash-t1-64") in versions
+
+
+def test_cache_stats_and_gc(repo: Path) -> None:
+    start_json()
+    write(repo, "scratch.md", "# temporary\n\nnot committed\n")
+    runner.invoke(app, ["session", "refresh"])
+    stats = json.loads(runner.invoke(app, ["cache", "stats", "--json"]).output)
+    assert stats["blobs"] == 5 and stats["mapped_blobs"] == 5
+    assert runner.invoke(app, ["session", "end"]).exit_code == 0
+    dry = runner.invoke(app, ["cache", "gc", "--dry-run"])
+    assert dry.output.strip().startswith("would remove 1 blobs")
+    assert json.loads(runner.invoke(app, ["cache", "stats", "--json"]).output)["blobs"] == 5
+    done = json.loads(runner.invoke(app, ["cache", "gc", "--json"]).output)
+    assert done["blobs_removed"] == 1 and done["blobs_kept"] == 4
+    plain = runner.invoke(app, ["cache", "stats"])
+    assert "blobs:    4" in plain.output
+
+
+def test_session_start_in_plain_text(repo: Path) -> None:
+    (repo / "blob.bin").write_bytes(b"\0\1\2")
+    res = runner.invoke(app, ["session", "start"])
+    assert res.exit_code == 0
+    assert res.output.startswith("started s-")
+    assert "skipped (binary): blob.bin" in res.output
+
+
+def test_chunking_of_python_markdown_and_bounds() -> None:
+    py = "import os\n\n@decorator\ndef alpha():\n    return 1\n\nclass Beta:\n    x = 1\n"
+    chunks = chunk_mod.chunk_text("a.py", py)
+    assert [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("module", None, 1, 2), ("function", "alpha", 3, 5), ("class", "Beta", 7, 8)]
+    md = "# Orders\n\nintro\n\n## Fields\n\n```\n# not a heading\n```\n"
+    assert [c.section for c in chunk_mod.chunk_text("a.md", md)] == ["Orders", "Orders > Fields"]
+    long_class = "class Big:\n" + "".join(f"    def m{i}(self):\n        return {i}\n\n"
+                                          for i in range(40))
+    parts = chunk_mod.chunk_text("b.py", long_class, max_lines=20)
+    assert {c.kind for c in parts} == {"class", "method"} or {c.kind for c in parts} == {"method"}
+    assert "Big.m0" in {c.symbol for c in parts}
+    assert all(c.end_line - c.start_line + 1 <= 20 for c in parts)
+    text = "\n".join(f"line {i}" for i in range(500))
+    bounded = chunk_mod.chunk_text("c.txt", text, max_lines=30, max_chars=100)
+    assert all(len(c.text) <= 100 and c.end_line - c.start_line < 30 for c in bounded)
+    assert bounded[0].start_line == 1 and bounded[-1].end_line == 500
+    broken = chunk_mod.chunk_text("d.py", "def (:\n  pass\n\nfunction x() {}\n")
+    assert broken and broken[0].start_line == 1
+    rst = "Title\n=====\n\nbody\n\nPart\n----\n\nmore\n"
+    assert [c.section for c in chunk_mod.chunk_text("e.rst", rst)] == ["Title", "Title > Part"]
+    sql = "CREATE TABLE orders (\n id int\n);\n\nCREATE TABLE users (\n id int\n);\n"
+    assert [c.symbol for c in chunk_mod.chunk_text("s.sql", sql)] == ["orders", "users"]
+
+
+@pytest.mark.parametrize("age, half, expected", [(0, 180, 0.0), (180, 180, 0.5),
+                                                 (360, 180, 0.75), (10, 0, 0.0)])
+def test_staleness_formula(age: float, half: float, expected: float) -> None:
+    from genesis_git.index.classify import staleness
+
+    assert staleness(age, half) == pytest.approx(expected)
+
+
+def test_artifact_type_rules() -> None:
+    from genesis_git.index.classify import artifact_type, content_hint
+
+    assert artifact_type("db/migrations/0002_add.py", None) == "DB"
+    assert artifact_type("api/openapi.yaml", None) == "API"
+    assert artifact_type("app/api/routes.py", None) == "API"
+    assert artifact_type("docs/requirements.md", None) == "REQ"
+    assert artifact_type("docs/adr/0001-use-sqlite.md", None) == "ARCH"
+    assert artifact_type("requirements.txt", None) == "OTHER"
+    assert artifact_type("app/models/order.py", content_hint("x.py", "__tablename__ = 'o'")) == "DB"
+    assert artifact_type("x/handlers.py", content_hint("x.py", "@router.get('/x')\n")) == "API"
+    assert artifact_type("notes.md", None, {"notes.md": "arch"}) == "ARCH"
+    assert artifact_type("web/Button.tsx", None) == "UI"
+    assert content_hint("spec.yaml", "openapi: 3.0.0\n") == "API"
+
+
+def test_git_worktrees_share_one_store(repo: Path, tmp_path: Path, genesis_env: Path,
+                                       monkeypatch) -> None:
+    monkeypatch.delenv("GENESIS_HOME")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    start_json()
+    monkeypatch.chdir(tmp_path / "wt")
+    other = start_json()
+    assert other["misses"] == 0 and other["hits"] == 4
+    common = Path(git(repo, "rev-parse", "--git-common-dir").strip())
+    common = common if common.is_absolute() else repo / common
+    assert (common / "genesis" / "genesis.db").exists()
+    listing = json.loads(runner.invoke(app, ["session", "list", "--all", "--json"]).output)
+    assert len({s["worktree"] for s in listing["sessions"]}) == 2
+
+
+def test_subprocess_entry_point(repo: Path) -> None:
+    proc = subprocess.run(["genesis", "session", "start", "--json"], capture_output=True,
+                          text=True, env={**os.environ, "PATH": os.path.dirname(
+                              __import__("sys").executable) + os.pathsep + os.environ["PATH"]})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["files"] == 4
