@@ -11,7 +11,7 @@ CREATE TABLE users (
     locked          BOOLEAN NOT NULL DEFAULT FALSE
 );
 
--- orders: one row per order placed by a customer; money in cents.
+-- orders 订单表: one row per order placed by a customer; money in cents (金额单位为分).
 CREATE TABLE orders (
     id               INTEGER PRIMARY KEY,
     customer_id      INTEGER NOT NULL REFERENCES users(id),
@@ -27,7 +27,7 @@ CREATE TABLE orders (
 CREATE INDEX idx_orders_customer ON orders(customer_id);
 CREATE INDEX idx_orders_status ON orders(status);
 
--- order_items: the lines of an order, with the unit price at order time.
+-- order_items 订单明细表: the lines of an order, with the unit price at order time.
 CREATE TABLE order_items (
     id               INTEGER PRIMARY KEY,
     order_id         INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,

@@ -1,4 +1,7 @@
-"""Request and response schemas of the /orders API, one dataclass field per JSON field."""
+"""Request and response schemas of the /orders API (订单接口的请求体与响应体).
+
+Each dataclass field is one JSON field; OrderOut mirrors the columns of the orders table.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``orders`` and ``order_items`` tables (see db/schema.sql)."""
+"""The ``orders`` table (订单表) and ``order_items`` table (订单明细表); see db/schema.sql."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ CANCELLABLE_STATUSES = ("pending", "paid")
 
 
 class Order(Model):
-    """An order placed by a customer. Money is kept in cents."""
+    """An order placed by a customer; each Column is one field of the orders table."""
 
     __tablename__ = "orders"
 
