@@ -58,8 +58,7 @@ def test_unknown_order() -> None:
 
 
 def test_model_refuses_unknown_columns() -> None:
-    assert Order.__tablename__ == "orders"
-    assert "total_cents" in Order.columns()
+    assert list(Order.columns())[:3] == ["id", "customer_id", "status"]
     with pytest.raises(TypeError, match="orders has no column"):
         Order(id=1, colour="red")
 
