@@ -86,6 +86,37 @@ class HashingEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         return [self.embed_tokens(tokenize(t)) for t in texts]
 
+    def embed_weighted(self, terms: Sequence[tuple[str, float]]) -> list[float]:
+        """A unit vector of weighted terms (a query whose synonyms count less)."""
+        vec = [0.0] * self.dim
+        for tok, weight in terms:
+            idx, sign = self._slot(tok)
+            vec[idx] += sign * weight
+        norm = math.sqrt(sum(x * x for x in vec))
+        if norm == 0.0:
+            return vec
+        return [x / norm for x in vec]
+
+    def embed_many_tokens(self, token_lists: Sequence[Sequence[str]]) -> Any:
+        """A float32 matrix, one normalised row per token list (vectorised with numpy)."""
+        import numpy as np
+
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[float] = []
+        for r, tokens in enumerate(token_lists):
+            for tok, tf in Counter(tokens).items():
+                idx, sign = self._slot(tok)
+                rows.append(r)
+                cols.append(idx)
+                vals.append(sign * (1.0 + math.log(tf)))
+        mat = np.zeros((len(token_lists), self.dim), dtype=np.float64)
+        if rows:
+            np.add.at(mat, (np.asarray(rows), np.asarray(cols)), np.asarray(vals))
+        norms = np.linalg.norm(mat, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return (mat / norms).astype("<f4")
+
 
 class FakeEmbedder(HashingEmbedder):
     """The name seed 000 gives the offline embedder; 64 dimensions as there."""

@@ -1,0 +1,103 @@
+"""Why a result ranked where it did: matched terms, per-term shares, snippets.
+
+``explain_lines`` answers "why did this rank first?" in words::
+
+    lexical 5.04 (rank 1) = bm25 4.21 [controller 2.11, order 2.10] + path 0.83 [order]
+    vector  0.412 (rank 3)
+    rrf     1/(60+1) + 1/(60+3) = 0.032266
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from genesis_git.retrieve.termindex import Stats
+from genesis_git.text import QueryTerm
+
+
+def matched(terms: Sequence[QueryTerm], tokens: Iterable[str]) -> list[str]:
+    """The query terms found among ``tokens``, in query order."""
+    have = set(tokens)
+    return [t.term for t in terms if t.term in have]
+
+
+def contributions(stats: Stats, tokens: Sequence[str]) -> dict[str, float]:
+    """Each matched term's share of a document's BM25 score, largest first."""
+    tf = Counter(tokens)
+    dl = float(len(tokens))
+    shares = {t.term: stats.contribution(t, float(tf[t.term]), dl)
+              for t in stats.terms if tf.get(t.term)}
+    return dict(sorted(((k, v) for k, v in shares.items() if v > 0),
+                       key=lambda kv: (-kv[1], kv[0])))
+
+
+def _fmt_terms(shares: dict[str, Any]) -> str:
+    if not shares:
+        return ""
+    return " [" + ", ".join(f"{k} {v:.2f}" for k, v in shares.items()) + "]"
+
+
+def explain_lines(breakdown: dict[str, Any], rrf_k: int, mode: str) -> list[str]:
+    """Human-readable lines of a hit's score breakdown."""
+    lines: list[str] = []
+    bm = breakdown.get("bm25")
+    boosts = breakdown.get("boosts") or {}
+    path = boosts.get("path", 0.0)
+    lrank = breakdown.get("lexical_rank")
+    vrank = breakdown.get("vector_rank")
+    if bm is not None:
+        total = bm + path
+        rank = f" (rank {lrank})" if lrank else " (not ranked)"
+        text = f"lexical {total:.3f}{rank} = bm25 {bm:.3f}{_fmt_terms(breakdown.get('terms') or {})}"
+        if path:
+            path_terms = breakdown.get("path_terms") or []
+            text += f" + path {path:.3f}" + (f" [{', '.join(path_terms)}]" if path_terms else "")
+        lines.append(text)
+    vec = breakdown.get("vector")
+    if vec is not None:
+        rank = f" (rank {vrank})" if vrank else " (not ranked)"
+        lines.append(f"vector  {vec:.3f}{rank}")
+    if mode == "hybrid" and breakdown.get("rrf") is not None:
+        parts = [f"1/({rrf_k}+{r})" for r in (lrank, vrank) if r]
+        lines.append(f"rrf     {' + '.join(parts) or '0'} = {breakdown['rrf']:.6f}")
+    return lines
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def highlight_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
+    """Non-overlapping (start, end) spans of ``text`` where a matched term occurs."""
+    low = _norm(text)
+    if len(low) != len(text):  # normalisation changed the length: match the raw text
+        low = text.lower()
+    spans: list[tuple[int, int]] = []
+    for term in sorted(set(terms), key=lambda t: (-len(t), t)):
+        if len(term) < 2 and term.isascii():
+            continue
+        for m in re.finditer(re.escape(term), low):
+            s, e = m.span()
+            if all(e <= a or s >= b for a, b in spans):
+                spans.append((s, e))
+    return sorted(spans)
+
+
+def snippet(text: str, terms: Sequence[str], width: int = 160) -> str:
+    """The line of ``text`` with the most matched terms, whitespace collapsed, cut to ``width``."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return ""
+    best = max(range(len(lines)), key=lambda i: (len(highlight_spans(lines[i], terms)), -i))
+    line = lines[best]
+    if len(line) <= width:
+        return line
+    spans = highlight_spans(line, terms)
+    start = max(0, spans[0][0] - width // 4) if spans else 0
+    cut = line[start:start + width]
+    return ("…" if start else "") + cut + ("…" if start + width < len(line) else "")

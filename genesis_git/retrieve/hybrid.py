@@ -1,0 +1,62 @@
+"""Ranking, reciprocal rank fusion, and the stable order of results.
+
+* A ranked list holds the rows with a positive score (lexical: BM25 plus the
+  path boost; vector: cosine), best first, cut at a candidate limit.
+* Reciprocal rank fusion: ``rrf(row) = sum over lists of 1 / (k + rank)``,
+  ranks from 1, ``k = search.rrf_k`` (60 by default).  A row missing from a
+  list gets nothing from it.
+* Ordering is stable everywhere: score descending, then path, then start
+  line (then chunk id, which two rows of one path never share).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from genesis_git.retrieve.session_index import SessionIndex
+
+DEFAULT_RRF_K = 60
+
+
+def order_key(idx: SessionIndex, row: int, score: float) -> tuple[float, str, int, int]:
+    return (-score, idx.row_path(row), idx.row_start(row), int(idx.rows_chunk[row]))
+
+
+def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
+    """Rows with a positive score under ``mask``, best first, at most ``limit``.
+
+    Rows tied with the last one kept are all considered before the cut, so
+    that the cut itself follows the stable order.
+    """
+    valid = np.flatnonzero(mask & (scores > 0))
+    if valid.shape[0] > limit:
+        vals = scores[valid]
+        kth = np.partition(vals, vals.shape[0] - limit)[vals.shape[0] - limit]
+        valid = valid[vals >= kth]
+    ranked = sorted((int(r) for r in valid), key=lambda r: order_key(idx, r, float(scores[r])))
+    return ranked[:limit]
+
+
+@dataclass
+class Fused:
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+
+
+def rrf(lists: Mapping[str, Sequence[int]], k: int = DEFAULT_RRF_K) -> dict[int, Fused]:
+    """Reciprocal rank fusion of ranked row lists."""
+    fused: dict[int, Fused] = {}
+    for name, rows in lists.items():
+        for rank, row in enumerate(rows, start=1):
+            item = fused.setdefault(row, Fused(0.0))
+            item.score += 1.0 / (k + rank)
+            item.ranks[name] = rank
+    return fused
+
+
+def ordered(idx: SessionIndex, scores: dict[int, float]) -> list[int]:
+    """Rows of ``scores`` in the stable order."""
+    return sorted(scores, key=lambda r: order_key(idx, r, scores[r]))

@@ -1,0 +1,377 @@
+"""The searchable state of one session: (path, chunk) rows over a cached chunk index.
+
+A session maps paths to blobs, and chunks belong to blobs.  So the expensive
+part of a search index (the postings of every chunk's tokens and the matrix
+of its embeddings) depends only on *which blobs* the session maps, while
+the cheap part (which path has which blob, its type, owner, component and
+staleness) is read from ``rag_session_chunk_map`` on every search.
+
+* The **base** is a :class:`ChunkSet` for the session's blobs plus a
+  :class:`PathSet` for its paths, built from ``rag_chunk_cache`` (``tokens``,
+  ``embedding``) and saved as ``<store>/search/<session>.npz``.
+* Blobs the session maps but the base lacks (an edit saved a second ago) go
+  into a small in-memory **overlay** built on the spot; blobs the base has but
+  the session no longer maps count zero times.  When the overlay grows past
+  :data:`OVERLAY_MAX` chunks (or a quarter of the base), or more than half of
+  the base is unused, the base is rebuilt and saved again.
+* Every (path, chunk) pair is one *row*; a blob mapped by two paths gives two
+  rows over one chunk, so statistics are those of the session, and a blob
+  cached by another session or branch is never a row.
+
+In one process the result is kept in memory until the store changes
+(``PRAGMA data_version`` and the connection's own ``total_changes``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from genesis_git.retrieve.termindex import Part, TermIndex
+from genesis_git.text import TOKENIZER_VERSION, tokenize
+
+CACHE_FORMAT = 1
+OVERLAY_MAX = 2000
+_MEMO: dict[tuple[str, str, str], tuple[tuple[int, int], SessionIndex]] = {}
+_BASES: dict[str, tuple[tuple[int, int], Base]] = {}
+
+
+@dataclass
+class ChunkSet:
+    """The chunks of a set of blobs: postings of their tokens and their embeddings."""
+
+    blob_ids: np.ndarray  # int64[B], sorted; blobs without chunks included
+    blob_ptr: np.ndarray  # int64[B + 1]: chunks of blob i are [ptr[i], ptr[i+1])
+    chunk_ids: np.ndarray  # int64[U]
+    start: np.ndarray  # int32[U]: first line, for stable ordering
+    content: TermIndex
+    emb: np.ndarray  # float32[U, dim]; dim is 0 when no chunk has an embedding
+
+    @property
+    def n(self) -> int:
+        return int(self.chunk_ids.shape[0])
+
+    def locate(self, blobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each blob id: (known?, first chunk, number of chunks)."""
+        if self.blob_ids.shape[0] == 0:
+            zero = np.zeros(blobs.shape[0], dtype=np.int64)
+            return np.zeros(blobs.shape[0], dtype=bool), zero, zero
+        pos = np.searchsorted(self.blob_ids, blobs)
+        pos_c = np.minimum(pos, self.blob_ids.shape[0] - 1)
+        known = self.blob_ids[pos_c] == blobs
+        first = np.where(known, self.blob_ptr[pos_c], 0)
+        count = np.where(known, self.blob_ptr[pos_c + 1] - self.blob_ptr[pos_c], 0)
+        return known, first, count
+
+
+def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
+    """Read the chunks of ``blob_ids`` from the cache and index them."""
+    blob_ids = np.unique(blob_ids.astype(np.int64))
+    ids: list[int] = []
+    blobs: list[int] = []
+    starts: list[int] = []
+    tokens: list[list[str]] = []
+    embs: list[bytes | None] = []
+    wanted = [int(b) for b in blob_ids]
+    for i in range(0, len(wanted), 500):
+        part = wanted[i:i + 500]
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(
+                f"SELECT id, blob_id, start_line, tokens, embedding FROM rag_chunk_cache "
+                f"WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part):
+            ids.append(row[0])
+            blobs.append(row[1])
+            starts.append(row[2])
+            tokens.append(row[3].split())
+            embs.append(row[4])
+    chunk_blob = np.asarray(blobs, dtype=np.int64)
+    ptr = np.searchsorted(chunk_blob, blob_ids, side="left")
+    blob_ptr = np.append(ptr, len(ids)).astype(np.int64)
+    return ChunkSet(blob_ids, blob_ptr, np.asarray(ids, dtype=np.int64),
+                    np.asarray(starts, dtype=np.int32), TermIndex.build(tokens), _matrix(embs))
+
+
+def _matrix(embs: list[bytes | None]) -> np.ndarray:
+    dim = next((len(e) // 4 for e in embs if e), 0)
+    if dim == 0:
+        return np.zeros((len(embs), 0), dtype=np.float32)
+    zero = bytes(4 * dim)
+    raw = b"".join(e if e is not None and len(e) == 4 * dim else zero for e in embs)
+    mat = np.frombuffer(raw, dtype="<f4").reshape(len(embs), dim).astype(np.float32)
+    norms = np.linalg.norm(mat, axis=1)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(mat / norms[:, None], dtype=np.float32)
+
+
+def path_tokens(path: str) -> list[str]:
+    """Tokens of a path: its folders, its base name and its extension."""
+    return tokenize(path.replace("/", " ").replace(".", " "))
+
+
+@dataclass
+class PathSet:
+    """Paths as tiny documents, so that path tokens count toward the match."""
+
+    paths: list[str]
+    index: TermIndex
+    _lookup: dict[str, int] | None = None
+
+    @classmethod
+    def build(cls, paths: list[str]) -> PathSet:
+        return cls(list(paths), TermIndex.build([path_tokens(p) for p in paths]))
+
+    def lookup(self) -> dict[str, int]:
+        if self._lookup is None:
+            self._lookup = {p: i for i, p in enumerate(self.paths)}
+        return self._lookup
+
+
+@dataclass
+class Base:
+    embedder: str
+    chunks: ChunkSet
+    paths: PathSet
+
+
+def _encode_paths(paths: list[str]) -> np.ndarray:
+    return np.frombuffer("\0".join(paths).encode("utf-8", "surrogateescape"), dtype=np.uint8)
+
+
+def _decode_paths(raw: np.ndarray) -> list[str]:
+    if raw.shape[0] == 0:
+        return []
+    return raw.tobytes().decode("utf-8", "surrogateescape").split("\0")
+
+
+def save_base(path: Path, base: Base) -> None:
+    """Write the base atomically (a temporary file renamed over the old one)."""
+    meta = {"format": CACHE_FORMAT, "tokenizer": TOKENIZER_VERSION, "embedder": base.embedder,
+            "n_paths": len(base.paths.paths)}
+    arrays: dict[str, Any] = {
+        "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+        "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
+        "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start, "emb": base.chunks.emb,
+        "paths": _encode_paths(base.paths.paths),
+        **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_base(path: Path) -> Base | None:
+    """The saved base, or ``None`` when it is missing, unreadable or of another format."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size)
+    memo = _BASES.get(str(path))
+    if memo is not None and memo[0] == stamp:
+        return memo[1]
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(data["meta"].tobytes())
+            if meta.get("format") != CACHE_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
+                return None
+            chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
+                              data["start"], TermIndex.from_arrays(data, "c_"), data["emb"])
+            paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
+    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        return None
+    if len(paths.paths) != meta.get("n_paths"):
+        return None
+    base = Base(str(meta.get("embedder")), chunks, paths)
+    _BASES[str(path)] = (stamp, base)
+    return base
+
+
+@dataclass
+class MapRows:
+    """The session map, one entry per path that has at least one chunk."""
+
+    paths: list[str]
+    types: np.ndarray  # <U5
+    components: list[str | None]
+    owners: list[str | None]
+    staleness: np.ndarray  # float64
+
+
+@dataclass
+class SessionIndex:
+    session_id: str
+    embedder: str
+    chunk_parts: list[ChunkSet]
+    chunk_mult: list[np.ndarray]
+    path_parts: list[PathSet]
+    path_mult: list[np.ndarray]
+    rows_map: np.ndarray  # int64[R]: index into ``map``
+    rows_chunk: np.ndarray  # int64[R]: unified chunk index (parts concatenated)
+    rows_path: np.ndarray  # int64[R]: unified path index (parts concatenated)
+    map: MapRows
+    rebuilt: bool = False
+    _chunk_ids: np.ndarray | None = field(default=None, repr=False)
+    _starts: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.rows_map.shape[0])
+
+    def chunk_parts_mult(self) -> list[Part]:
+        return [Part(c.content, m) for c, m in zip(self.chunk_parts, self.chunk_mult, strict=True)]
+
+    def path_parts_mult(self) -> list[Part]:
+        return [Part(p.index, m) for p, m in zip(self.path_parts, self.path_mult, strict=True)]
+
+    @property
+    def chunk_ids(self) -> np.ndarray:
+        if self._chunk_ids is None:
+            self._chunk_ids = np.concatenate([c.chunk_ids for c in self.chunk_parts])
+        return self._chunk_ids
+
+    @property
+    def starts(self) -> np.ndarray:
+        if self._starts is None:
+            self._starts = np.concatenate([c.start for c in self.chunk_parts])
+        return self._starts
+
+    def row_path(self, row: int) -> str:
+        return self.map.paths[int(self.rows_map[row])]
+
+    def row_start(self, row: int) -> int:
+        return int(self.starts[int(self.rows_chunk[row])])
+
+
+def store_file(conn: sqlite3.Connection) -> str:
+    for row in conn.execute("PRAGMA database_list"):
+        if row[1] == "main":
+            return str(row[2] or "")
+    return ""  # pragma: no cover - every connection has a main database
+
+
+def base_path(conn: sqlite3.Connection, session_id: str) -> Path | None:
+    db = store_file(conn)
+    if not db:
+        return None
+    return Path(db).parent / "search" / f"{session_id}.npz"
+
+
+def _read_map(conn: sqlite3.Connection, session_id: str) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+    rows = conn.execute(
+        "SELECT m.path, m.blob_id, m.artifact_type, m.system_component, m.owner, m.staleness_score "
+        "FROM rag_session_chunk_map m WHERE m.session_id=? AND m.blob_id IS NOT NULL "
+        "ORDER BY m.path", (session_id,)).fetchall()
+    blobs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+    return rows, blobs
+
+
+def _state(conn: sqlite3.Connection) -> tuple[int, int]:
+    return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
+
+
+def session_index(conn: sqlite3.Connection, session_id: str, embedder: str) -> SessionIndex:
+    """The session's rows over its chunk index, from memory, from disk, or built now."""
+    key = (store_file(conn), session_id, embedder)
+    state = _state(conn)
+    memo = _MEMO.get(key)
+    if memo is not None and memo[0] == state and key[0]:
+        return memo[1]
+    idx = _assemble(conn, session_id, embedder)
+    _MEMO.clear()  # one session at a time is enough for a process
+    _MEMO[key] = (_state(conn), idx)
+    return idx
+
+
+def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str) -> SessionIndex:
+    rows, blobs = _read_map(conn, session_id)
+    file = base_path(conn, session_id)
+    base = read_base(file) if file is not None else None
+    if base is not None and base.embedder != embedder:
+        base = None
+    rebuilt = False
+    if base is not None:
+        idx = _combine(conn, session_id, embedder, base, rows, blobs)
+        if idx is not None:
+            return idx
+    base = Base(embedder, load_chunks(conn, blobs), PathSet.build([r[0] for r in rows]))
+    rebuilt = True
+    if file is not None:
+        try:
+            save_base(file, base)
+        except OSError:  # pragma: no cover - the cache is an optimisation only
+            pass
+    idx = _combine(conn, session_id, embedder, base, rows, blobs, force=True)
+    assert idx is not None
+    idx.rebuilt = rebuilt
+    return idx
+
+
+def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Base,
+             rows: list[tuple[Any, ...]], blobs: np.ndarray, force: bool = False
+             ) -> SessionIndex | None:
+    """Rows of the session over ``base`` plus an overlay; ``None`` when a rebuild pays off."""
+    known, first, count = base.chunks.locate(blobs)
+    missing = np.unique(blobs[~known])
+    parts = [base.chunks]
+    if missing.shape[0]:
+        overlay = load_chunks(conn, missing)
+        if not force and (overlay.n > OVERLAY_MAX or overlay.n > base.chunks.n // 4 + 200):
+            return None
+        o_known, o_first, o_count = overlay.locate(blobs)
+        first = np.where(known, first, o_first + base.chunks.n)
+        count = np.where(known, count, o_count)
+        parts.append(overlay)
+    keep = count > 0
+    rows = [r for r, k in zip(rows, keep, strict=True) if k]
+    first, count = first[keep], count[keep]
+    lookup = base.paths.lookup()
+    extra: list[str] = []
+    path_u = np.empty(len(rows), dtype=np.int64)
+    n_base_paths = len(base.paths.paths)
+    for i, r in enumerate(rows):
+        j = lookup.get(r[0])
+        if j is None:
+            j = n_base_paths + len(extra)
+            extra.append(r[0])
+        path_u[i] = j
+    if not force and len(extra) > OVERLAY_MAX:
+        return None
+    path_parts = [base.paths] + ([PathSet.build(extra)] if extra else [])
+    total = int(count.sum())
+    rows_map = np.repeat(np.arange(len(rows), dtype=np.int64), count)
+    offsets = np.cumsum(count) - count
+    rows_chunk = (np.repeat(first, count) + np.arange(total, dtype=np.int64)
+                  - np.repeat(offsets, count))
+    n_unified = sum(p.n for p in parts)
+    mult_all = np.bincount(rows_chunk, minlength=n_unified).astype(np.float64)
+    if not force and base.chunks.n > 1000 and np.count_nonzero(mult_all[:base.chunks.n]) < base.chunks.n // 2:
+        return None
+    cuts = np.cumsum([0] + [p.n for p in parts])
+    chunk_mult = [mult_all[cuts[i]:cuts[i + 1]] for i in range(len(parts))]
+    pmult_all = np.zeros(n_base_paths + len(extra), dtype=np.float64)
+    pmult_all[path_u] = 1.0
+    path_mult = [pmult_all[:n_base_paths]] + ([pmult_all[n_base_paths:]] if extra else [])
+    maprows = MapRows([r[0] for r in rows], np.array([r[2] for r in rows], dtype="<U5"),
+                      [r[3] for r in rows], [r[4] for r in rows],
+                      np.array([float(r[5] or 0.0) for r in rows], dtype=np.float64))
+    return SessionIndex(session_id, embedder, parts, chunk_mult, path_parts, path_mult,
+                        rows_map, rows_chunk, path_u[rows_map], maprows)
+
+
+def clear_memory() -> None:
+    """Forget what this process holds in memory (tests; a long-lived process after a reindex)."""
+    _MEMO.clear()
+    _BASES.clear()

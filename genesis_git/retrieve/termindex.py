@@ -1,0 +1,157 @@
+"""An inverted index over token lists, held in a few numpy arrays.
+
+The vocabulary is stored as sorted 64-bit hashes of the terms (BLAKE2b), so
+that loading an index from disk builds no dictionary and a lookup is one
+``searchsorted``.  Postings are grouped by term: for term ``i`` the documents
+are ``docs[ptr[i]:ptr[i+1]]`` with their term frequencies ``tf[…]``.
+
+Documents here are whatever the caller indexes: the unique chunks of a
+session (content BM25) or its paths (path BM25).  How often a document
+counts in the statistics is the caller's multiplicity vector, so one index
+serves many sessions that map the same blobs, and a document the session no
+longer maps simply counts zero times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+_EMPTY_U64 = np.zeros(0, dtype=np.uint64)
+
+
+def term_hash(term: str) -> int:
+    """Stable 64-bit hash of a term (the same on every platform and run)."""
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+@dataclass
+class TermIndex:
+    hashes: np.ndarray  # uint64[V], sorted
+    ptr: np.ndarray  # int64[V + 1]
+    docs: np.ndarray  # int32[P]
+    tf: np.ndarray  # uint16[P]
+    dl: np.ndarray  # float32[D]: document lengths in tokens
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.dl.shape[0])
+
+    @classmethod
+    def empty(cls, n_docs: int = 0) -> TermIndex:
+        return cls(_EMPTY_U64.copy(), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                   np.zeros(0, dtype=np.uint16), np.zeros(n_docs, dtype=np.float32))
+
+    @classmethod
+    def build(cls, token_lists: Sequence[Sequence[str]]) -> TermIndex:
+        """Index documents given as token lists (duplicates are term frequencies)."""
+        n_docs = len(token_lists)
+        lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=n_docs)
+        total = int(lengths.sum())
+        if total == 0:
+            return cls.empty(n_docs)
+        vocab: dict[str, int] = {}
+        setdefault = vocab.setdefault
+        ids = np.fromiter((setdefault(t, len(vocab)) for toks in token_lists for t in toks),
+                          dtype=np.int64, count=total)
+        hashes = np.fromiter((term_hash(t) for t in vocab), dtype=np.uint64, count=len(vocab))
+        order = np.argsort(hashes, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.shape[0])
+        doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        keys = rank[ids] * max(n_docs, 1) + doc_of
+        uniq, counts = np.unique(keys, return_counts=True)
+        term_of = uniq // max(n_docs, 1)
+        ptr = np.searchsorted(term_of, np.arange(order.shape[0] + 1)).astype(np.int64)
+        return cls(hashes[order], ptr, (uniq % max(n_docs, 1)).astype(np.int32),
+                   np.minimum(counts, 65535).astype(np.uint16), lengths.astype(np.float32))
+
+    def postings(self, h: int) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, term frequencies) of the term with hash ``h``."""
+        if self.hashes.shape[0] == 0:
+            return self.docs[:0], self.tf[:0]
+        key = np.uint64(h)
+        i = int(np.searchsorted(self.hashes, key))
+        if i >= self.hashes.shape[0] or self.hashes[i] != key:
+            return self.docs[:0], self.tf[:0]
+        lo, hi = int(self.ptr[i]), int(self.ptr[i + 1])
+        return self.docs[lo:hi], self.tf[lo:hi]
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        return {f"{prefix}hashes": self.hashes, f"{prefix}ptr": self.ptr,
+                f"{prefix}docs": self.docs, f"{prefix}tf": self.tf, f"{prefix}dl": self.dl}
+
+    @classmethod
+    def from_arrays(cls, data: dict[str, np.ndarray] | np.lib.npyio.NpzFile, prefix: str) -> TermIndex:
+        return cls(data[f"{prefix}hashes"], data[f"{prefix}ptr"], data[f"{prefix}docs"],
+                   data[f"{prefix}tf"], data[f"{prefix}dl"])
+
+
+@dataclass
+class Part:
+    """One index and how many times each of its documents counts (0: not in the session)."""
+
+    index: TermIndex
+    mult: np.ndarray  # float64[D]
+
+
+@dataclass
+class TermStats:
+    term: str
+    weight: float
+    df: int
+    idf: float
+
+
+@dataclass
+class Stats:
+    """Collection statistics of one BM25 run, kept for explanations."""
+
+    n: float
+    avgdl: float
+    terms: list[TermStats]
+    k1: float = 1.2
+    b: float = 0.75
+
+    def contribution(self, term: TermStats, tf: float, dl: float) -> float:
+        """One term's share of a document's score."""
+        if tf <= 0 or term.df == 0:
+            return 0.0
+        norm = self.k1 * (1.0 - self.b + self.b * dl / self.avgdl)
+        return term.weight * term.idf * tf * (self.k1 + 1.0) / (tf + norm)
+
+
+def bm25(parts: Sequence[Part], terms: Sequence[tuple[str, float]], *, k1: float = 1.2,
+         b: float = 0.75) -> tuple[list[np.ndarray], Stats]:
+    """BM25 scores of every document of every part, with statistics over all parts.
+
+    ``N`` is the sum of the multiplicities, ``avgdl`` their weighted mean
+    length, ``df`` the multiplicity-weighted document frequency; IDF is
+    Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative.
+    Each term's contribution is multiplied by its weight (synonyms: 0.5).
+    """
+    scores = [np.zeros(p.index.n_docs, dtype=np.float64) for p in parts]
+    n = float(sum(float(p.mult.sum()) for p in parts))
+    stats: list[TermStats] = []
+    if n <= 0:
+        return scores, Stats(0.0, 1.0, [TermStats(t, w, 0, 0.0) for t, w in terms], k1, b)
+    avgdl = sum(float((p.mult * p.index.dl).sum()) for p in parts) / n
+    avgdl = avgdl if avgdl > 0 else 1.0
+    norms = [k1 * (1.0 - b + b * p.index.dl.astype(np.float64) / avgdl) for p in parts]
+    for term, weight in terms:
+        h = term_hash(term)
+        found = [p.index.postings(h) for p in parts]
+        df = int(round(sum(float(p.mult[d].sum()) for p, (d, _) in zip(parts, found, strict=True))))
+        if df == 0:
+            stats.append(TermStats(term, weight, 0, 0.0))
+            continue
+        idf = float(np.log1p((n - df + 0.5) / (df + 0.5)))
+        stats.append(TermStats(term, weight, df, idf))
+        for score, norm, (docs, tf) in zip(scores, norms, found, strict=True):
+            if docs.shape[0]:
+                f = tf.astype(np.float64)
+                score[docs] += weight * idf * f * (k1 + 1.0) / (f + norm[docs])
+    return scores, Stats(n, avgdl, stats, k1, b)

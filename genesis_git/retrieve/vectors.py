@@ -1,0 +1,58 @@
+"""Exact cosine similarity between the query and every chunk the session maps.
+
+Chunk embeddings are read once per session state into a float32 matrix
+(:mod:`genesis_git.retrieve.session_index`, normalised to unit length), so a
+query costs one matrix-vector product per part: exact top-k, no
+approximation.  A chunk shared by several paths is scored once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from genesis_git.errors import GenesisError
+from genesis_git.rag.embeddings import Embedder, HashingEmbedder
+from genesis_git.retrieve.session_index import SessionIndex
+from genesis_git.text import QueryTerm
+
+
+class VectorUnavailable(GenesisError):
+    """The session's chunks have no embeddings comparable with the query's."""
+
+
+def query_vector(embedder: Embedder, query: str, terms: Sequence[QueryTerm]) -> np.ndarray:
+    """The query's unit vector.
+
+    The hashing embedder gets the analysed terms with their weights (synonyms
+    count half), which matches how it embedded the chunks' tokens; any other
+    embedder gets the query text as written.
+    """
+    if isinstance(embedder, HashingEmbedder):
+        vec = embedder.embed_weighted([(t.term, t.weight) for t in terms])
+    else:
+        vec = embedder.embed([query])[0]
+    arr = np.asarray(vec, dtype=np.float32)
+    norm = float(np.linalg.norm(arr))
+    return arr / norm if norm > 0 else arr
+
+
+def cosine_rows(idx: SessionIndex, qvec: np.ndarray) -> np.ndarray:
+    """Cosine of every row's chunk with ``qvec`` (float64[R])."""
+    sims = []
+    for part in idx.chunk_parts:
+        if part.n == 0:
+            sims.append(np.zeros(0, dtype=np.float64))
+            continue
+        if part.emb.shape[1] == 0:
+            raise VectorUnavailable("the session's chunks have no embeddings",
+                                    hint="run `genesis session refresh`")
+        if part.emb.shape[1] != qvec.shape[0]:
+            raise VectorUnavailable(
+                f"the session was embedded with {part.emb.shape[1]} dimensions but the "
+                f"embedder gives {qvec.shape[0]}",
+                hint="run `genesis session refresh` after changing embed.* settings")
+        sims.append((part.emb @ qvec).astype(np.float64))
+    per_chunk = np.concatenate(sims) if sims else np.zeros(0)
+    return per_chunk[idx.rows_chunk] if idx.n_rows else np.zeros(0)
