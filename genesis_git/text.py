@@ -141,16 +141,32 @@ def _is_cjk(ch: str) -> bool:
             or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF)
 
 
+_RUN_CACHE: dict[str, list[str]] = {}
+_RUN_CACHE_MAX = 400_000
+
+
+def _run_tokens(run: str) -> list[str]:
+    toks: list[str] = []
+    if _is_cjk(run[0]):
+        _cjk_tokens(run, toks)
+    else:
+        _word_tokens(run, toks)
+    if len(_RUN_CACHE) < _RUN_CACHE_MAX:
+        _RUN_CACHE[run] = toks
+    return toks
+
+
 def tokenize(text: str) -> list[str]:
     """Tokens of ``text`` in order, duplicates kept (for term frequencies)."""
-    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
-    for match in _RUN.finditer(text):
-        run = match.group(0)
-        if _is_cjk(run[0]):
-            _cjk_tokens(run, out)
-        else:
-            _word_tokens(run, out)
+    cache = _RUN_CACHE
+    for run in _RUN.findall(text):
+        toks = cache.get(run)
+        if toks is None:
+            toks = _run_tokens(run)
+        out.extend(toks)
     return out
 
 

@@ -107,7 +107,57 @@ def _bound(c: Chunk, lines: list[str], max_lines: int, max_chars: int) -> list[C
 
 # -- Python -----------------------------------------------------------------
 
+AST_MAX_BYTES = 48 * 1024
+_PY_TOP = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
+_TRIPLE = re.compile(r'"""|\'\'\'')
+
+
+def _python_top_level(lines: list[str]) -> list[tuple[int, int, str, str]]:
+    """Top-level defs and classes as ``(start, end, kind, name)`` from indentation alone.
+
+    Used above :data:`AST_MAX_BYTES`, where ``ast.parse`` costs more than all the
+    rest of indexing; it tracks triple-quoted strings so that their column-0
+    lines don't end a block.
+    """
+    found: list[tuple[int, int, str, str]] = []
+    in_string: str | None = None
+    current: tuple[int, str, str] | None = None
+    deco_start: int | None = None
+    last_body = 0
+    for i, line in enumerate(lines, 1):
+        if in_string is not None:
+            if _TRIPLE.findall(line).count(in_string) % 2 == 1:
+                in_string = None
+            last_body = i
+            continue
+        stripped = line.strip()
+        top = (bool(line[:1].strip()) and not line.startswith("#")
+               and not line.startswith((")", "]", "}")))
+        if top and current is not None:
+            found.append((current[0], last_body, current[1], current[2]))
+            current = None
+        if top:
+            m = _PY_TOP.match(line)
+            if line.startswith("@"):
+                deco_start = deco_start or i
+            elif m:
+                kind = "class" if line.startswith("class") else "function"
+                current = (deco_start or i, kind, m.group(1))
+                deco_start = None
+            else:
+                deco_start = None
+        if stripped and not stripped.startswith("#"):
+            last_body = i
+        for quote in _TRIPLE.findall(line.replace("'\"\"\"'", "").replace('"\'\'\'"', "")):
+            in_string = quote if in_string is None else (None if quote == in_string else in_string)
+    if current is not None:
+        found.append((current[0], last_body, current[1], current[2]))
+    return found
+
+
 def _chunk_python(text: str, lines: list[str], max_lines: int) -> list[Chunk]:
+    if len(text) > AST_MAX_BYTES:
+        return _chunk_python_scan(lines, max_lines)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -139,6 +189,23 @@ def _chunk_python(text: str, lines: list[str], max_lines: int) -> list[Chunk]:
             chunks.append(Chunk(start, end, _slice(lines, start, end), kind, symbol=node.name))
         covered_to = end
     flush_module(len(lines))
+    return chunks
+
+
+def _chunk_python_scan(lines: list[str], max_lines: int) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    covered = 0
+    for start, end, kind, name in _python_top_level(lines):
+        if start - 1 > covered:
+            body = _slice(lines, covered + 1, start - 1)
+            if body.strip():
+                chunks.append(Chunk(covered + 1, start - 1, body, "module"))
+        chunks.append(Chunk(start, end, _slice(lines, start, end), kind, symbol=name))
+        covered = end
+    if covered < len(lines):
+        body = _slice(lines, covered + 1, len(lines))
+        if body.strip():
+            chunks.append(Chunk(covered + 1, len(lines), body, "module"))
     return chunks
 
 

@@ -54,16 +54,27 @@ _ORM = re.compile(r"__tablename__|\bmodels\.Model\b|\bdeclarative_base\(|\bDecla
 _OPENAPI = re.compile(r"^\s*[\"']?(openapi|swagger)[\"']?\s*:", re.MULTILINE)
 
 
+_ROUTE_HINTS = ("@app.", "@router.", "@bp.", "@blueprint.", "@api.", "APIRouter(", "Blueprint(",
+                "app.get(", "app.post(", "app.put(", "app.delete(")
+_ORM_HINTS = ("__tablename__", "models.Model", "declarative_base(", "DeclarativeBase",
+              "mapped_column(", "@Entity", "@Table(")
+
+
 def content_hint(path: str, text: str) -> str | None:
-    """The artifact type that the content alone shows, if any (cached per blob)."""
+    """The artifact type that the content alone shows, if any (cached per blob).
+
+    Cheap substring tests run first; a regular expression confirms them.
+    """
     head = text[:20000]
-    if _OPENAPI.search(head[:2000]):
+    start = head[:2000]
+    if ("openapi" in start or "swagger" in start) and _OPENAPI.search(start):
         return "API"
-    if _DDL.search(head):
+    low = head.lower()
+    if "table" in low and _DDL.search(head):
         return "DB"
-    if _ROUTE.search(head):
+    if any(h in head for h in _ROUTE_HINTS) and _ROUTE.search(head):
         return "API"
-    if _ORM.search(head):
+    if any(h in head for h in _ORM_HINTS) and _ORM.search(head):
         return "DB"
     return None
 
@@ -122,13 +133,21 @@ def artifact_type(path: str, hint: str | None, rules: Mapping[str, str] | None =
             if kind == "REQ" and ext in CODE_EXTENSIONS:
                 continue
             return kind
-    if hint:
+    if hint and not _is_test(path):
         return hint
     if ext in _UI_EXTENSIONS or any_glob(path, _UI_PATHS):
         return "UI"
     if ext in CODE_EXTENSIONS:
         return "CODE"
     return "OTHER"
+
+
+def _is_test(path: str) -> bool:
+    """Tests hold DDL and routes as fixtures; their content never makes them DB or API."""
+    base = path.rsplit("/", 1)[-1]
+    return (base.startswith("test_") or base.endswith(("_test.py", ".test.js", ".test.ts",
+                                                       ".spec.ts", ".spec.js"))
+            or "/tests/" in f"/{path}" or "/test/" in f"/{path}")
 
 
 _CONTAINERS = {"src", "lib", "libs", "packages", "apps", "services", "modules", "internal", "pkg"}

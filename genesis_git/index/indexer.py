@@ -164,6 +164,8 @@ def _embed(embedder: Any, texts: list[str], token_lists: list[list[str]]) -> lis
 
     if not texts:
         return []
+    if hasattr(embedder, "embed_many_tokens"):
+        return [row.tobytes() for row in embedder.embed_many_tokens(token_lists)]
     if hasattr(embedder, "embed_tokens"):
         vecs = [embedder.embed_tokens(t) for t in token_lists]
     else:
@@ -174,6 +176,7 @@ def _embed(embedder: Any, texts: list[str], token_lists: list[list[str]]) -> lis
 def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id: str) -> int:
     """Write prepared blobs, one transaction for the batch; returns chunks written."""
     written = 0
+    blob_ids: list[int] = []
     with transaction(conn):
         for p in items:
             cur = conn.execute(
@@ -184,11 +187,17 @@ def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id:
             if cur.rowcount == 0:  # another process cached it first
                 continue
             blob_id = cur.lastrowid
+            assert blob_id is not None
+            blob_ids.append(blob_id)
             conn.executemany(
                 "INSERT INTO rag_chunk_cache(blob_id, ord, start_line, end_line, section, symbol, "
                 "kind, text, tokens, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [(blob_id, *row) for row in p.chunks])
             written += len(p.chunks)
+        for i in range(0, len(blob_ids), 500):
+            part = blob_ids[i:i + 500]
+            conn.execute("INSERT INTO rag_chunk_fts(rowid, tokens) SELECT id, tokens FROM "
+                         f"rag_chunk_cache WHERE blob_id IN ({','.join('?' * len(part))})", part)
     return written
 
 
@@ -229,35 +238,91 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
                                        and cached[sha].size <= max_bytes)]
     report.hits += len(by_sha) - len(misses)
     report.misses += len(misses)
+    batches = [misses[i:i + BATCH] for i in range(0, len(misses), BATCH)]
+    pool = _pool(config, embedder) if len(misses) >= POOL_MIN_MISSES else None
+    in_flight: list[tuple[list[FileEntry], list[Prepared], Any]] = []
     done = 0
-    for i in range(0, len(misses), BATCH):
-        part = misses[i:i + BATCH]
-        small = []
-        prepared: list[Prepared] = []
-        for e in part:
-            size = e.size if e.size is not None else _disk_size(repo.root / e.path)
-            if size is not None and size > max_bytes:
-                prepared.append(Prepared(e.sha, size, "skipped", "too large"))
+
+    def drain(limit: int) -> None:
+        nonlocal done
+        while len(in_flight) > limit:
+            part, prepared, pending = in_flight.pop(0)
+            if pending is not None:
+                prepared.extend(pending.result())
+            marks = ",".join("?" * len(part))
+            conn.execute("DELETE FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? AND "
+                         f"skip_reason='too large' AND blob_sha IN ({marks})",
+                         (CHUNKER_VERSION, embedder_id, *[e.sha for e in part]))
+            report.chunks += store_prepared(conn, prepared, embedder_id)
+            done += len(part)
+            if progress:
+                progress(done, len(misses))
+
+    try:
+        for part in batches:
+            prepared: list[Prepared] = []
+            work: list[tuple[str, str, bytes]] = []
+            small = []
+            for e in part:
+                size = e.size if e.size is not None else _disk_size(repo.root / e.path)
+                if size is not None and size > max_bytes:
+                    prepared.append(Prepared(e.sha, size, "skipped", "too large"))
+                else:
+                    small.append(e)
+            contents = _read_content(repo, small)
+            for e in small:
+                data = contents.get(e.sha)
+                if data is None:
+                    continue
+                if len(data) > max_bytes:
+                    prepared.append(Prepared(e.sha, len(data), "skipped", "too large"))
+                else:
+                    work.append((e.path, e.sha, data))
+            if pool is not None:
+                in_flight.append((part, prepared, pool.submit(_prepare_many, work)))
             else:
-                small.append(e)
-        contents = _read_content(repo, small)
-        for e in small:
-            data = contents.get(e.sha)
-            if data is None:
-                continue
-            if len(data) > max_bytes:
-                prepared.append(Prepared(e.sha, len(data), "skipped", "too large"))
-            else:
-                prepared.append(prepare_blob(e.path, e.sha, data, config, embedder))
-        marks = ",".join("?" * len(part))
-        conn.execute("DELETE FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? AND "
-                     f"skip_reason='too large' AND blob_sha IN ({marks})",
-                     (CHUNKER_VERSION, embedder_id, *[e.sha for e in part]))
-        report.chunks += store_prepared(conn, prepared, embedder_id)
-        done += len(part)
-        if progress:
-            progress(done, len(misses))
+                prepared.extend(prepare_blob(p, s, d, config, embedder) for p, s, d in work)
+                in_flight.append((part, prepared, None))
+            drain(POOL_WINDOW if pool is not None else 0)
+        drain(0)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return lookup_blobs(conn, by_sha, embedder_id)
+
+
+POOL_MIN_MISSES = 256
+POOL_WINDOW = 4
+_WORKER: dict[str, Any] = {}
+
+
+def _pool(config: Config, embedder: Any) -> Any:
+    """Worker processes for a large cold index; only for the offline hashing embedder."""
+    from genesis_git.rag.embeddings import HashingEmbedder
+
+    workers = min(os.cpu_count() or 1, 4)
+    if workers < 2 or type(embedder) is not HashingEmbedder:
+        return None
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - platforms without fork
+        return None
+    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
+                               initargs=(config, embedder.dim))
+
+
+def _init_worker(config: Config, dim: int) -> None:  # pragma: no cover - runs in a child
+    from genesis_git.rag.embeddings import HashingEmbedder
+
+    _WORKER["config"] = config
+    _WORKER["embedder"] = HashingEmbedder(dim)
+
+
+def _prepare_many(work: list[tuple[str, str, bytes]]) -> list[Prepared]:  # pragma: no cover
+    return [prepare_blob(p, s, d, _WORKER["config"], _WORKER["embedder"]) for p, s, d in work]
 
 
 def _disk_size(path: Path) -> int | None:
