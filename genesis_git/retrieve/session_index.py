@@ -18,8 +18,9 @@ staleness) is read from ``rag_session_chunk_map`` on every search.
   rows over one chunk, so statistics are those of the session, and a blob
   cached by another session or branch is never a row.
 
-In one process the result is kept in memory until the store changes
-(``PRAGMA data_version`` and the connection's own ``total_changes``).
+In one process the result is kept in memory for the same connection until
+the store changes (``PRAGMA data_version`` sees other connections' commits,
+``total_changes`` the connection's own).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from genesis_git.text import TOKENIZER_VERSION, tokenize
 
 CACHE_FORMAT = 1
 OVERLAY_MAX = 2000
-_MEMO: dict[tuple[str, str, str], tuple[tuple[int, int], SessionIndex]] = {}
+_MEMO: dict[tuple[str, str, str], tuple[sqlite3.Connection, tuple[int, int], SessionIndex]] = {}
 _BASES: dict[str, tuple[tuple[int, int], Base]] = {}
 
 
@@ -287,11 +288,12 @@ def session_index(conn: sqlite3.Connection, session_id: str, embedder: str) -> S
     key = (store_file(conn), session_id, embedder)
     state = _state(conn)
     memo = _MEMO.get(key)
-    if memo is not None and memo[0] == state and key[0]:
-        return memo[1]
+    # data_version only sees other connections' commits, total_changes only this one's
+    if memo is not None and memo[0] is conn and memo[1] == state and key[0]:
+        return memo[2]
     idx = _assemble(conn, session_id, embedder)
     _MEMO.clear()  # one session at a time is enough for a process
-    _MEMO[key] = (_state(conn), idx)
+    _MEMO[key] = (conn, _state(conn), idx)
     return idx
 
 
@@ -330,6 +332,9 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
         overlay = load_chunks(conn, missing)
         if not force and (overlay.n > OVERLAY_MAX or overlay.n > base.chunks.n // 4 + 200):
             return None
+        if (not force and overlay.n and base.chunks.n
+                and overlay.emb.shape[1] != base.chunks.emb.shape[1]):
+            return None  # the embedder changed: the base is of no more use
         o_known, o_first, o_count = overlay.locate(blobs)
         first = np.where(known, first, o_first + base.chunks.n)
         count = np.where(known, count, o_count)
@@ -357,7 +362,8 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
                   - np.repeat(offsets, count))
     n_unified = sum(p.n for p in parts)
     mult_all = np.bincount(rows_chunk, minlength=n_unified).astype(np.float64)
-    if not force and base.chunks.n > 1000 and np.count_nonzero(mult_all[:base.chunks.n]) < base.chunks.n // 2:
+    if (not force and base.chunks.n > 200
+            and np.count_nonzero(mult_all[:base.chunks.n]) < base.chunks.n // 2):
         return None
     cuts = np.cumsum([0] + [p.n for p in parts])
     chunk_mult = [mult_all[cuts[i]:cuts[i + 1]] for i in range(len(parts))]

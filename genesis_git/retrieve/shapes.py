@@ -88,13 +88,13 @@ def to_markdown(result: SearchResult, files: bool = False) -> str:
             lines += [f"## {fh.path} ({fh.artifact_type})", ""]
             for h in fh.chunks:
                 title = f"### lines {h.start_line}-{h.end_line}"
-                if h.section:
-                    title += f": {h.section}"
+                if h.section or h.symbol:
+                    title += f": {h.section or h.symbol}"
                 lines += [title, "", *_block(h.path, h.text), ""]
     else:
         for h in result.hits:
             title = f"## {h.location}"
-            if h.section:
-                title += f": {h.section}"
+            if h.section or h.symbol:
+                title += f": {h.section or h.symbol}"
             lines += [title + f" ({h.artifact_type})", "", *_block(h.path, h.text), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
