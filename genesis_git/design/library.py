@@ -1,0 +1,396 @@
+"""The library folder: layout, safe paths, the manifest, ``init``, ``stats`` and doctor findings.
+
+Every read and write of the design library goes through :meth:`Library.path`,
+which resolves the path (symlinks included) and refuses anything outside the
+library folder.  Files are written atomically (a temporary file in the same
+folder, then ``os.replace``) and only when their bytes change, so a command
+that changes nothing leaves every file byte-identical.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genesis_git.config import Config, load_config
+from genesis_git.errors import GenesisError
+from genesis_git.repo import Repo, find_repo
+
+if TYPE_CHECKING:
+    from genesis_git.doctor import Finding
+
+SCHEMA_VERSION = 1
+MANIFEST = "manifest.json"
+CHUNKS = "chunks.jsonl"
+INDEX = "index.json"
+FEEDBACK = "feedback.jsonl"
+READER = "query.mjs"
+REFS = "refs"
+INBOX = "inbox"
+GITIGNORE = ".gitignore"
+LOCK = ".lock"
+GITIGNORE_TEXT = "# written by genesis design init: scratch files of the library\n/.lock\n*.tmp-*\n"
+
+
+class PathEscape(GenesisError):
+    """A path that would leave the folder it must stay in."""
+
+
+class LibraryUnavailable(GenesisError):
+    """The library is missing, or its manifest or index cannot be read."""
+
+
+def now_iso() -> str:
+    """UTC time with milliseconds; ``SOURCE_DATE_EPOCH`` pins it for reproducible libraries."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    else:
+        moment = datetime.now(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def dump_json(obj: Any) -> str:
+    """The one JSON layout of library files: UTF-8 kept, two-space indent, trailing newline."""
+    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+
+
+def inside(base: Path, rel: str | Path, *, what: str = "path") -> Path:
+    """``base / rel`` resolved, refused when it is absolute or resolves outside ``base``."""
+    text = str(rel)
+    if not text or "\0" in text:
+        raise PathEscape(f"{what} {text!r} is not a valid path")
+    candidate = Path(text)
+    if candidate.is_absolute():
+        raise PathEscape(f"{what} {text} is absolute; it must be relative to {base}",
+                         hint="paths inside the library are relative")
+    root = base.resolve()
+    resolved = (root / candidate).resolve()
+    if resolved != root and root not in resolved.parents:
+        raise PathEscape(f"{what} {text} leaves {root}",
+                         hint="traversal (..) and symlinks that point outside are refused")
+    return resolved
+
+
+def inside_repo(repo_root: Path, given: str | Path, *, what: str) -> Path:
+    """A user-given input path (relative to the cwd) that must lie inside the working tree."""
+    raw = Path(given)
+    full = (raw if raw.is_absolute() else Path.cwd() / raw).resolve()
+    root = repo_root.resolve()
+    if full != root and root not in full.parents:
+        raise PathEscape(f"{what} {given} is outside the repository {root}",
+                         hint="copy it into the working tree first")
+    return full
+
+
+def reader_bytes() -> bytes:
+    """The packaged zero-dependency reader, ``query.mjs``."""
+    return resources.files("genesis_git.design").joinpath(READER).read_bytes()
+
+
+def engine_sha256() -> str:
+    return sha256_bytes(reader_bytes())
+
+
+@dataclass
+class Library:
+    """One design library folder, with the repository and configuration it belongs to."""
+
+    root: Path
+    repo_root: Path
+    config: Config
+
+    # -- paths -----------------------------------------------------------
+    def path(self, rel: str | Path) -> Path:
+        return inside(self.root, rel)
+
+    @property
+    def shared_dir(self) -> Path:
+        """The folder the two readers share (``.shared/``): the library's parent."""
+        return self.root.parent
+
+    def shared_path(self, name: str) -> Path:
+        return inside(self.shared_dir, name, what="shared file")
+
+    def display(self, path: Path) -> str:
+        """``path`` relative to the repository root when it lies inside it."""
+        try:
+            return path.resolve().relative_to(self.repo_root.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+    def exists(self) -> bool:
+        return self.path(MANIFEST).is_file()
+
+    # -- files -------------------------------------------------------------
+    def read_bytes(self, rel: str | Path) -> bytes:
+        return self.path(rel).read_bytes()
+
+    def write_bytes(self, rel: str | Path, data: bytes) -> bool:
+        """Write atomically; ``False`` (and no write) when the bytes are already there."""
+        target = self.path(rel)
+        return _write_atomic(target, data)
+
+    def write_text(self, rel: str | Path, text: str) -> bool:
+        return self.write_bytes(rel, text.encode("utf-8"))
+
+    def append_text(self, rel: str | Path, text: str) -> None:
+        target = self.path(rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("a", encoding="utf-8") as fh:
+            fh.write(text)
+
+    # -- manifest ------------------------------------------------------------
+    def load_manifest(self) -> dict[str, Any]:
+        target = self.path(MANIFEST)
+        if not target.is_file():
+            raise LibraryUnavailable(f"no design library at {self.display(self.root)}",
+                                     hint="run `genesis design init`")
+        try:
+            data = json.loads(target.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise LibraryUnavailable(
+                f"{self.display(target)} cannot be read: {exc}",
+                hint="restore it from git (git checkout -- the file)") from None
+        if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
+            raise LibraryUnavailable(f"{self.display(target)} is not a design library manifest",
+                                     hint="restore it from git (git checkout -- the file)")
+        if int(data.get("schemaVersion", 0)) > SCHEMA_VERSION:
+            raise LibraryUnavailable(f"{self.display(target)} was written by a newer genesis",
+                                     hint="upgrade genesis (pip install -U genesis-git)")
+        return data
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        """An exclusive lock on the library for one writing command."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        return file_lock(self.path(LOCK))
+
+
+@contextlib.contextmanager
+def file_lock(lock: Path, timeout: float = 10.0) -> Iterator[None]:
+    """Hold ``lock`` (created exclusively) for the duration of the block."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            break
+        except FileExistsError:
+            try:
+                stale = time.time() - lock.stat().st_mtime > 60
+            except FileNotFoundError:
+                continue
+            if stale:
+                lock.unlink(missing_ok=True)
+                continue
+            if time.monotonic() > deadline:
+                raise GenesisError(f"the design library is busy ({lock})",
+                                   hint="wait for the other command, or delete the lock file "
+                                   "if no genesis command is running") from None
+            time.sleep(0.05)
+    try:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _write_atomic(target: Path, data: bytes) -> bool:
+    try:
+        if target.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+    return True
+
+
+def library_root(repo_root: Path, config: Config) -> Path:
+    raw = Path(config.str("design.library_dir"))
+    return (raw if raw.is_absolute() else repo_root / raw).resolve()
+
+
+def open_library(path: Path | str | None = None, *, repo: Repo | None = None,
+                 config: Config | None = None) -> Library:
+    """The library of the repository that contains ``path`` (default: the cwd)."""
+    repo = repo or find_repo(path)
+    config = config or load_config(repo.root)
+    return Library(library_root(repo.root, config), repo.root, config)
+
+
+def empty_manifest() -> dict[str, Any]:
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "engineSha256": engine_sha256(),
+        "builtAt": now_iso(),
+        "nextId": 1,
+        "counts": {"cards": 0, "chunks": 0, "byKind": {}, "byStatus": {}},
+        "cards": [],
+    }
+
+
+def init_library(lib: Library) -> dict[str, Any]:
+    """Create the folder, the reader and an empty manifest; rebuild derived files. Idempotent."""
+    from genesis_git.design.index import save_library
+
+    created = not lib.exists()
+    with lib.locked():
+        for sub in (REFS, INBOX):
+            lib.path(sub).mkdir(parents=True, exist_ok=True)
+        lib.write_text(GITIGNORE, GITIGNORE_TEXT)
+        reader_written = lib.write_bytes(READER, reader_bytes())
+        manifest = empty_manifest() if created else lib.load_manifest()
+        if manifest.get("engineSha256") != engine_sha256():
+            manifest["engineSha256"] = engine_sha256()
+            manifest["builtAt"] = now_iso()
+        written = save_library(lib, manifest)
+    return {
+        "library": lib.display(lib.root),
+        "created": created,
+        "reader": lib.display(lib.path(READER)),
+        "readerWritten": reader_written,
+        "engineSha256": engine_sha256(),
+        "filesWritten": written,
+        "cards": len(manifest["cards"]),
+    }
+
+
+def ensure_library(lib: Library) -> None:
+    """Initialise the library when it does not exist yet (the first ingest creates it)."""
+    if not lib.exists():
+        init_library(lib)
+
+
+def _feedback_counts(lib: Library) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    target = lib.path(FEEDBACK)
+    if not target.is_file():
+        return counts
+    for line in target.read_text(encoding="utf-8").splitlines():
+        try:
+            action = str(json.loads(line).get("action", "?"))
+        except (json.JSONDecodeError, AttributeError):
+            action = "unreadable"
+        counts[action] = counts.get(action, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def stats(lib: Library) -> dict[str, Any]:
+    """Cards by kind and status, chunks, index size, feedback counts, reference images."""
+    from genesis_git.design.index import load_index
+
+    manifest = lib.load_manifest()
+    by_kind: dict[str, int] = {}
+    by_status: dict[str, int] = {}
+    unknown_license = 0
+    for card in manifest["cards"]:
+        kind = str(card.get("source", {}).get("kind", "?"))
+        by_kind[kind] = by_kind.get(kind, 0) + 1
+        status = str(card.get("status", "active"))
+        by_status[status] = by_status.get(status, 0) + 1
+        if str(card.get("source", {}).get("license", "")).lower() == "unknown":
+            unknown_license += 1
+    index_info: dict[str, Any] = {"available": False, "bytes": 0, "terms": 0, "chunks": 0}
+    index_path = lib.path(INDEX)
+    if index_path.is_file():
+        index_info["bytes"] = index_path.stat().st_size
+    try:
+        index = load_index(lib)
+        index_info.update(available=True, terms=len(index["postings"]),
+                          chunks=len(index["chunks"]))
+    except LibraryUnavailable as exc:
+        index_info["problem"] = exc.message
+    refs_dir = lib.path(REFS)
+    ref_files = sorted(p for p in refs_dir.iterdir() if p.is_file()) if refs_dir.is_dir() else []
+    reader = lib.path(READER)
+    reader_sha = sha256_bytes(reader.read_bytes()) if reader.is_file() else None
+    return {
+        "library": lib.display(lib.root),
+        "cards": {"total": len(manifest["cards"]), "byKind": dict(sorted(by_kind.items())),
+                  "byStatus": dict(sorted(by_status.items())),
+                  "unknownLicense": unknown_license},
+        "chunks": int(manifest.get("counts", {}).get("chunks", 0)),
+        "index": index_info,
+        "feedback": _feedback_counts(lib),
+        "refs": {"files": len(ref_files), "bytes": sum(p.stat().st_size for p in ref_files)},
+        "reader": {"engineSha256": manifest.get("engineSha256"), "fileSha256": reader_sha,
+                   "matches": reader_sha is not None
+                   and reader_sha == manifest.get("engineSha256")},
+        "nextId": manifest.get("nextId", 1),
+    }
+
+
+def health(lib: Library) -> tuple[str, str]:
+    """``ok``, ``absent``, ``unavailable`` or ``reader`` (the reader was changed), with a reason."""
+    from genesis_git.design.index import load_index
+
+    if not lib.root.exists():
+        return "absent", f"no design library at {lib.display(lib.root)}"
+    try:
+        manifest = lib.load_manifest()
+        load_index(lib)
+    except LibraryUnavailable as exc:
+        return "unavailable", str(exc)
+    reader = lib.path(READER)
+    if not reader.is_file():
+        return "unavailable", f"{lib.display(reader)} is missing (run `genesis design init`)"
+    if sha256_bytes(reader.read_bytes()) != manifest.get("engineSha256"):
+        return "reader", (f"{lib.display(reader)} differs from the recorded engineSha256 "
+                          "(run `genesis design init` to restore it)")
+    return "ok", f"{lib.display(lib.root)}: {len(manifest['cards'])} card(s)"
+
+
+def doctor_findings(repo: Repo, config: Config) -> list[Finding]:
+    """Findings for ``genesis doctor``: the library is ok, unavailable, or absent (optional)."""
+    from genesis_git.doctor import Finding
+
+    try:
+        lib = Library(library_root(repo.root, config), repo.root, config)
+        state, message = health(lib)
+    except GenesisError as exc:
+        return [Finding("design library", "warn", f"unavailable: {exc}",
+                        "check design.library_dir in the config")]
+    if state == "ok":
+        return [Finding("design library", "ok", message)]
+    if state == "absent":
+        return [Finding("design library", "ok",
+                        f"{message} (optional; `genesis design init` creates it)")]
+    if state == "reader":
+        return [Finding("design library", "warn", message,
+                        "run `genesis design init` to write the reader again")]
+    return [Finding("design library", "warn", f"unavailable: {message}",
+                    "run `genesis design init` to rebuild the index and reader; "
+                    "restore manifest.json from git if it is damaged")]
+
+
+def list_cards(lib: Library, *, kind: str | None = None,
+               status: str | None = None) -> list[dict[str, Any]]:
+    """Cards of the manifest, optionally of one source kind and one status."""
+    out: list[dict[str, Any]] = []
+    for card in lib.load_manifest()["cards"]:
+        src = card.get("source") or {}
+        if kind and src.get("kind") != kind:
+            continue
+        if status and card.get("status", "active") != status:
+            continue
+        out.append({"id": card["id"], "title": card.get("title", ""), "kind": src.get("kind"),
+                    "license": src.get("license"), "status": card.get("status", "active"),
+                    "weight": card.get("weight", 1.0), "tags": card.get("tags", []),
+                    "images": [img.get("path") for img in card.get("images", [])]})
+    return out

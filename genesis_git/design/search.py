@@ -1,0 +1,187 @@
+"""Deterministic search of the design library: BM25 plus structured boosts.
+
+``score = weight × licenseFactor × (bm25 + tokenBoost + profileBoost)``
+
+- ``bm25``: k1 = 1.2, b = 0.75 over chunks; a query term weighs 1.0, a synonym
+  0.5 (:func:`genesis_git.text.analyze_query`); a term contributes
+  ``w × idf × tf × (k1 + 1) / (tf + norm)``, summed in query-term order; a
+  card's bm25 is its best chunk's (the first such chunk on a tie).
+- ``tokenBoost``: +0.5 for each colour or numeric value of the query that is
+  exactly one of the card's token values, +0.3 for each word of the query
+  that matches a tag of the card, itself or through a synonym.
+- ``profileBoost``: +0.3 when an area of the query is an active area of the
+  profile and an area of the card.
+- ``weight``: from feedback (0.5–1.5); ``licenseFactor`` 0.8 for ``license:
+  unknown``.  Blocked cards are never returned.
+
+Scores are rounded to 6 decimals as ``floor(x × 10⁶ + 0.5) / 10⁶`` and sorted
+by score, then card id.  ``query.mjs`` performs the same operations in the
+same order on the same stored numbers, so both give identical results.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from genesis_git.design.cards import query_values
+from genesis_git.design.index import load_index
+from genesis_git.design.library import Library
+from genesis_git.errors import UsageError
+from genesis_git.text import SynonymTable, analyze_query
+
+
+def rnd(x: float) -> float:
+    return math.floor(x * 1000000 + 0.5) / 1000000
+
+
+def fmt6(x: float) -> str:
+    """A rounded score as text: ``4.820000`` → ``4.82`` (the reader uses ``toFixed(6)``)."""
+    return f"{x:.6f}".rstrip("0").rstrip(".")
+
+
+@functools.lru_cache(maxsize=4)
+def _table_of(groups: tuple[tuple[str, ...], ...]) -> SynonymTable:
+    return SynonymTable(groups)
+
+
+def _table(index: Mapping[str, Any]) -> SynonymTable:
+    return _table_of(tuple(tuple(g) for g in index["text"]["synonyms"]))
+
+
+def search_index(index: Mapping[str, Any], query: str, top: int = 5) -> dict[str, Any]:
+    """Score ``query`` against a loaded index; the pure core shared by every caller."""
+    if not query.strip():
+        raise UsageError("the query is empty", hint='e.g. genesis design search "深色 卡片 间距"')
+    if top < 1:
+        raise UsageError("--top must be at least 1")
+    params = index["params"]
+    terms = analyze_query(query, _table(index))
+    postings = index["postings"]
+    idf = index["idf"]
+    chunks = index["chunks"]
+    cards = index["cards"]
+    k1p1 = params["k1"] + 1
+    acc: dict[int, float] = {}
+    for qt in terms:
+        plist = postings.get(qt.term)
+        if not plist:
+            continue
+        w = qt.weight * idf[qt.term]
+        for ci, tf in plist:
+            acc[ci] = acc.get(ci, 0.0) + w * tf * k1p1 / (tf + chunks[ci]["norm"])
+    best: dict[int, tuple[float, int]] = {}
+    for ci in sorted(acc):
+        owner = chunks[ci]["card"]
+        score = acc[ci]
+        if owner not in best or score > best[owner][0]:
+            best[owner] = (score, ci)
+    qset = {qt.term for qt in terms}
+    roots: dict[str, set[str]] = {}
+    for qt in terms:
+        root = qt.term if qt.origin == "query" else qt.origin.split(":", 1)[1]
+        roots.setdefault(root, set()).add(qt.term)
+    qvalues = query_values(query)
+    qareas = [a for a, words in index["areas"].items() if any(w in qset for w in words)]
+    active = index["profile"].get("activeAreas", [])
+    results: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for idx, card in enumerate(cards):
+        if card["status"] == "blocked":
+            continue
+        bm25, ci = best.get(idx, (0.0, -1))
+        nv = sum(1 for v in qvalues if v in card["values"])
+        tag_set = {t for tag in card["tagTerms"] for t in tag}
+        nt = sum(1 for members in roots.values() if not members.isdisjoint(tag_set))
+        token_boost = params["valueBoost"] * nv + params["tagBoost"] * nt
+        if bm25 == 0 and token_boost == 0:
+            continue
+        matched = any(a in active and a in qareas for a in card["areas"])
+        profile_boost = params["profileBoost"] if matched else 0.0
+        raw = bm25 + token_boost + profile_boost
+        score = card["weight"] * card["licenseFactor"] * raw
+        if ci < 0:
+            ci = card["chunks"][0]
+        chunk = chunks[ci] if 0 <= ci < len(chunks) else {"section": "", "text": ""}
+        results.append({
+            "cardId": card["id"],
+            "title": card["title"],
+            "score": rnd(score),
+            "breakdown": {"bm25": rnd(bm25), "tokenBoost": rnd(token_boost),
+                          "profileBoost": rnd(profile_boost), "weight": card["weight"],
+                          "licenseFactor": card["licenseFactor"]},
+            "section": chunk["section"],
+            "snippet": chunk["text"],
+            "tags": card["tags"],
+            "tokens": card["tokens"],
+            "images": card["images"],
+            "source": card["source"],
+        })
+    results.sort(key=lambda r: (-r["score"], r["cardId"]))
+    results = results[:top]
+    if len(chunks) > params["maxChunks"]:
+        warnings.append(f"the library has {len(chunks)} chunks, more than "
+                        f"design.max_chunks={params['maxChunks']}; search still runs")
+    for r in results:
+        if r["breakdown"]["licenseFactor"] != 1:
+            warnings.append(f"{r['cardId']}: license unknown; ranked lower and kept out "
+                            "of briefs")
+    return {
+        "query": query,
+        "ranker": "lexical",
+        "reranked": False,
+        "terms": [{"term": t.term, "weight": t.weight, "origin": t.origin} for t in terms],
+        "results": results,
+        "warnings": warnings,
+    }
+
+
+def search(lib: Library, query: str, top: int | None = None) -> dict[str, Any]:
+    """Search the library at ``lib``; :class:`LibraryUnavailable` when its index is unusable."""
+    index = load_index(lib)
+    k = top if top is not None else lib.config.int("design.top")
+    result = search_index(index, query, k)
+    result["library"] = lib.display(lib.root)
+    return result
+
+
+def render_markdown(result: Mapping[str, Any]) -> str:
+    """The Markdown table of a search (``query.mjs --markdown`` prints the same text)."""
+    lines = [f"# design search: {result['query']}", ""]
+    rows = result["results"]
+    if not rows:
+        lines.append("_no results_")
+    else:
+        lines.append("| # | card | score | bm25 | tokenBoost | profileBoost | weight | title | "
+                     "source | license |")
+        lines.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |")
+        for n, r in enumerate(rows, start=1):
+            b = r["breakdown"]
+            src = r["source"]
+            cells = [str(n), r["cardId"], fmt6(r["score"]), fmt6(b["bm25"]),
+                     fmt6(b["tokenBoost"]), fmt6(b["profileBoost"]), fmt6(b["weight"]),
+                     r["title"], f"{src.get('kind', '')} · {src.get('ref', '')}",
+                     src.get("license", "")]
+            lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ")
+                                            for c in cells) + " |")
+    for w in result.get("warnings", []):
+        lines.append("")
+        lines.append(f"> warning: {w}")
+    return "\n".join(lines) + "\n"
+
+
+def render_text(result: Mapping[str, Any]) -> str:
+    """Plain lines for a pipe (``query.mjs`` without options prints the same text)."""
+    if not result["results"]:
+        return "no results\n"
+    out: list[str] = []
+    for n, r in enumerate(result["results"], start=1):
+        b = r["breakdown"]
+        lic = f" × license {fmt6(b['licenseFactor'])}" if b["licenseFactor"] != 1 else ""
+        out.append(f"{n}. {r['cardId']}  {fmt6(r['score'])}  {r['title']}\n"
+                   f"   bm25 {fmt6(b['bm25'])} + token {fmt6(b['tokenBoost'])} + profile "
+                   f"{fmt6(b['profileBoost'])} × weight {fmt6(b['weight'])}{lic}"
+                   f"  [{r['source'].get('license', '')}]\n")
+    return "".join(out)
