@@ -269,3 +269,15 @@ def default_config_text() -> str:
                 lines.append(f"# {name}: {desc}")
             lines.append(f"# {name} = {_toml_value(default)}")
     return "\n".join(lines) + "\n"
+
+
+def reference_table() -> str:
+    """The Markdown table of every key, its default and its meaning (the README embeds it)."""
+    rows = ["| key | default | meaning |", "|---|---|---|"]
+    for section, values in DEFAULTS.items():
+        for name, default in values.items():
+            key = f"{section}.{name}"
+            shown = _toml_value(default).replace("|", "\\|")
+            meaning = DESCRIPTIONS.get(key, "").replace("|", "\\|")
+            rows.append(f"| `{key}` | `{shown}` | {meaning} |")
+    return "\n".join(rows)

@@ -107,7 +107,7 @@ def _bound(c: Chunk, lines: list[str], max_lines: int, max_chars: int) -> list[C
 
 # -- Python -----------------------------------------------------------------
 
-AST_MAX_BYTES = 48 * 1024
+AST_MAX_BYTES = 16 * 1024
 _PY_TOP = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
 _TRIPLE = re.compile(r'"""|\'\'\'')
 
