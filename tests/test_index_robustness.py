@@ -98,3 +98,31 @@ def test_two_worktrees_start_at_once_and_share_the_cache(tmp_path: Path, genesis
     blobs, mapped = _consistent(genesis_env / "genesis.db")
     assert blobs == 200  # one cache: each blob stored once
     assert mapped == 400
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path: Path, genesis_env: Path) -> None:
+    import pty
+
+    root = _big_repo(tmp_path / "tty", n=260)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "genesis_git", "session", "start", "--json"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=slave,
+                            env={**os.environ, "TERM": "xterm", "COLUMNS": "100"})
+    os.close(slave)
+    out, _ = proc.communicate(timeout=120)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.returncode == 0
+    assert json.loads(out)["misses"] == 260  # stdout stays clean JSON
+    assert b"indexing" in b"".join(chunks)
+    piped = subprocess.run([sys.executable, "-m", "genesis_git", "session", "start", "--new"],
+                           cwd=root, capture_output=True, text=True)
+    assert piped.stderr == ""  # no bar when stderr is not a terminal
