@@ -124,7 +124,7 @@ def test_an_edit_saved_a_moment_ago_is_found(shop: Path, genesis_env: Path) -> N
     ctx = open_context()
     sid = ensure_session(ctx)
     assert search(ctx, sid, "flamingo", SearchOptions()).hits == []
-    base = genesis_env / "search" / f"{sid}.npz"
+    base = genesis_env / "search" / f"{sid}.idx"
     assert base.is_file()
     write(shop, "src/shop/orders.py", CN_FILES["src/shop/orders.py"] + "\n\ndef flamingo_refund():\n"
           "    return 'flamingo'\n")
@@ -146,7 +146,7 @@ def test_base_is_reused_by_another_process_and_rebuilt_when_the_overlay_grows(
     ctx = open_context()
     sid = ensure_session(ctx)
     search(ctx, sid, "order", SearchOptions())
-    base = genesis_env / "search" / f"{sid}.npz"
+    base = genesis_env / "search" / f"{sid}.idx"
     stamp = base.stat().st_mtime_ns
     clear_memory()  # as a new process would
     idx = session_index(open_context().conn, sid, "hash-t1-256")
@@ -169,7 +169,7 @@ def test_a_corrupt_base_is_rebuilt(shop: Path, genesis_env: Path) -> None:
     sid = ensure_session(ctx)
     first = paths(search(ctx, sid, "order table", SearchOptions()))
     clear_memory()
-    (genesis_env / "search" / f"{sid}.npz").write_bytes(b"not a zip file")
+    (genesis_env / "search" / f"{sid}.idx").write_bytes(b"not an index file")
     ctx = open_context()
     assert paths(search(ctx, sid, "order table", SearchOptions())) == first
     assert session_index(ctx.conn, sid, "hash-t1-256").rebuilt

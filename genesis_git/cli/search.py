@@ -47,11 +47,9 @@ def search_cmd(
         raise UsageError("--json and --markdown cannot be used together")
     if not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no thread pool
-
     from genesis_git.cli.output import emit_json, note, warn
-    from genesis_git.retrieve import SearchOptions, search
-    from genesis_git.retrieve.engine import analyse
+    from genesis_git.retrieve.query import analyse
+    from genesis_git.retrieve.results import SearchOptions
     from genesis_git.session import ensure_session, open_context
 
     ctx = open_context()
@@ -61,7 +59,10 @@ def search_cmd(
         types=tuple(types or ()), paths=tuple(paths or ()), component=component, owner=owner,
         max_staleness=max_staleness, files=files).validated()
     analyse(ctx.config, query)
+    _prefetch_numpy()
     session_id = ensure_session(ctx, refresh=not no_refresh, announce=note)
+    from genesis_git.retrieve.engine import search
+
     result = search(ctx, session_id, query, opts)
     for w in result.warnings:
         (note if w.startswith("no results") else warn)(w)
@@ -76,6 +77,21 @@ def search_cmd(
         echo(to_markdown(result, files).rstrip("\n"))
     else:
         _render(result, files, explain)
+
+
+def _prefetch_numpy() -> None:
+    """Import numpy in a thread while the refresh waits on git (about 0.1 s saved)."""
+    import threading
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
+
+    def load() -> None:
+        try:
+            import numpy  # noqa: F401
+        except ImportError:  # pragma: no cover - a dependency; the search reports it
+            pass
+
+    threading.Thread(target=load, name="genesis-prefetch", daemon=True).start()
 
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:

@@ -23,8 +23,6 @@ import json
 import math
 import os
 import re
-import urllib.error
-import urllib.request
 import zlib
 from collections import Counter
 from collections.abc import Sequence
@@ -173,6 +171,9 @@ class OpenAIEmbedder:
 
     # -- one request --------------------------------------------------------
     def _request(self, batch: list[str]) -> Any:
+        import urllib.error
+        import urllib.request
+
         # an empty string is refused by some servers; a space embeds the same "nothing"
         body = json.dumps({"model": self.model, "input": [t if t.strip() else " " for t in batch]},
                           ensure_ascii=False).encode("utf-8")
@@ -251,7 +252,7 @@ def _normalise(vec: list[float]) -> list[float]:
     return [x / norm for x in vec]
 
 
-def _error_detail(exc: urllib.error.HTTPError) -> str:
+def _error_detail(exc: Any) -> str:
     try:
         body = exc.read().decode("utf-8", "replace")
     except Exception:  # pragma: no cover - a broken body must not hide the status

@@ -7,51 +7,32 @@ here writes to the store; the caller refreshes the session first
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genesis_git.errors import GenesisError, UsageError
 from genesis_git.index.classify import glob_match
 from genesis_git.rag.embeddings import EmbeddingError, embedder_id, get_embedder
 from genesis_git.retrieve.explain import contributions, matched
 from genesis_git.retrieve.hybrid import DEFAULT_RRF_K, ordered, rrf, top_rows
 from genesis_git.retrieve.lexical import LexicalScores, lexical_scores
+from genesis_git.retrieve.query import analyse
 from genesis_git.retrieve.results import Hit, SearchOptions, SearchResult
-from genesis_git.retrieve.session_index import SessionIndex, path_tokens, session_index
+from genesis_git.retrieve.session_index import (
+    SessionIndex,
+    path_tokens,
+    plain_cursor,
+    session_index,
+)
 from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows, query_vector
-from genesis_git.text import QueryTerm, SynonymTable, analyze_query
+from genesis_git.text import QueryTerm
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
     from genesis_git.session import Context
 
-_SYNONYMS: dict[str, SynonymTable] = {}
-
-
-def synonym_table(config: Config) -> SynonymTable:
-    extra = config.table("text.synonyms")
-    key = json.dumps(extra, sort_keys=True, ensure_ascii=False, default=str)
-    table = _SYNONYMS.get(key)
-    if table is None:
-        clean = {str(k): [str(v) for v in (vals if isinstance(vals, list) else [vals])]
-                 for k, vals in extra.items()}
-        table = _SYNONYMS[key] = SynonymTable(extra=clean)
-    return table
-
-
-def analyse(config: Config, query: str) -> list[QueryTerm]:
-    """The query's terms; a clear error for an empty or stopword-only query."""
-    if not query or not query.strip():
-        raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
-    terms = analyze_query(query, synonym_table(config))
-    if not terms:
-        raise GenesisError(f"the query {query.strip()!r} has only stopwords: nothing to search for",
-                           hint="add a word that names what you are looking for")
-    return terms
-
+__all__ = ["analyse", "filter_mask", "search"]
 
 def _path_ok(path: str, patterns: tuple[str, ...]) -> bool:
     for pat in patterns:
@@ -72,7 +53,8 @@ def filter_mask(idx: SessionIndex, opts: SearchOptions) -> np.ndarray:
     m = idx.map
     ok = np.ones(len(m.paths), dtype=bool)
     if opts.types:
-        ok &= np.isin(m.types, np.array(opts.types, dtype="<U5"))
+        ok &= np.fromiter((t in opts.types for t in m.types.tolist()), dtype=bool,
+                          count=len(m.paths))
     if opts.paths:
         ok &= np.fromiter((_path_ok(p, opts.paths) for p in m.paths), dtype=bool, count=len(m.paths))
     if opts.component:
@@ -176,11 +158,12 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
           fused: dict[int, Any], lex: LexicalScores, vec: np.ndarray | None,
           terms: list[QueryTerm], mode: str) -> list[Hit]:
     ids = sorted({int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows})
-    details: dict[int, sqlite3.Row] = {}
+    details: dict[int, tuple[Any, ...]] = {}
+    cur = plain_cursor(conn)
     for i in range(0, len(ids), 500):
         part = ids[i:i + 500]
         marks = ",".join("?" * len(part))
-        for row in conn.execute(
+        for row in cur.execute(
                 "SELECT id, start_line, end_line, section, symbol, kind, text, tokens "
                 f"FROM rag_chunk_cache WHERE id IN ({marks})", part):
             details[row[0]] = row
@@ -192,7 +175,8 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
             continue
         m = int(idx.rows_map[r])
         path = idx.map.paths[m]
-        tokens = d["tokens"].split()
+        _, start, end, section, symbol, kind, text, token_text = d
+        tokens = token_text.split()
         in_path = matched(terms, path_tokens(path))
         in_text = matched(terms, tokens)
         f = fused.get(r)
@@ -207,10 +191,10 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
             "path_terms": in_path,
         }
         hits.append(Hit(
-            chunk_id=cid, path=path, start_line=d["start_line"], end_line=d["end_line"],
-            section=d["section"], symbol=d["symbol"], artifact_type=str(idx.map.types[m]),
-            component=idx.map.components[m], owner=idx.map.owners[m], text=d["text"],
+            chunk_id=cid, path=path, start_line=start, end_line=end,
+            section=section, symbol=symbol, artifact_type=str(idx.map.types[m]),
+            component=idx.map.components[m], owner=idx.map.owners[m], text=text,
             score=scores[r], breakdown=breakdown,
             matched_terms=[t.term for t in terms if t.term in set(in_text) | set(in_path)],
-            kind=d["kind"], staleness=float(idx.map.staleness[m])))
+            kind=kind, staleness=float(idx.map.staleness[m])))
     return hits

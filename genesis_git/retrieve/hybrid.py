@@ -21,8 +21,14 @@ from genesis_git.retrieve.session_index import SessionIndex
 DEFAULT_RRF_K = 60
 
 
-def order_key(idx: SessionIndex, row: int, score: float) -> tuple[float, str, int, int]:
-    return (-score, idx.row_path(row), idx.row_start(row), int(idx.rows_chunk[row]))
+def stable_order(idx: SessionIndex, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``rows`` sorted by score descending, then path, then start line, then chunk.
+
+    The session's map rows are read in path order, so a row's map index is
+    its path's rank and the whole sort is one ``lexsort``.
+    """
+    chunks = idx.rows_chunk[rows]
+    return rows[np.lexsort((chunks, idx.starts[chunks], idx.rows_map[rows], -scores))]
 
 
 def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
@@ -36,8 +42,7 @@ def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int
         vals = scores[valid]
         kth = np.partition(vals, vals.shape[0] - limit)[vals.shape[0] - limit]
         valid = valid[vals >= kth]
-    ranked = sorted((int(r) for r in valid), key=lambda r: order_key(idx, r, float(scores[r])))
-    return ranked[:limit]
+    return [int(r) for r in stable_order(idx, valid, scores[valid])[:limit]]
 
 
 @dataclass
@@ -59,4 +64,8 @@ def rrf(lists: Mapping[str, Sequence[int]], k: int = DEFAULT_RRF_K) -> dict[int,
 
 def ordered(idx: SessionIndex, scores: dict[int, float]) -> list[int]:
     """Rows of ``scores`` in the stable order."""
-    return sorted(scores, key=lambda r: order_key(idx, r, scores[r]))
+    if not scores:
+        return []
+    rows = np.fromiter(scores, dtype=np.int64, count=len(scores))
+    vals = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+    return [int(r) for r in stable_order(idx, rows, vals)]

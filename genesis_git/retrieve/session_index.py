@@ -8,7 +8,8 @@ staleness) is read from ``rag_session_chunk_map`` on every search.
 
 * The **base** is a :class:`ChunkSet` for the session's blobs plus a
   :class:`PathSet` for its paths, built from ``rag_chunk_cache`` (``tokens``,
-  ``embedding``) and saved as ``<store>/search/<session>.npz``.
+  ``embedding``) and saved as ``<store>/search/<session>.idx``
+  (:mod:`genesis_git.retrieve.arrayfile`, memory-mapped when read).
 * Blobs the session maps but the base lacks (an edit saved a second ago) go
   into a small in-memory **overlay** built on the spot; blobs the base has but
   the session no longer maps count zero times.  When the overlay grows past
@@ -25,16 +26,14 @@ the store changes (``PRAGMA data_version`` sees other connections' commits,
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from genesis_git.retrieve import arrayfile
 from genesis_git.retrieve.termindex import Part, TermIndex
 from genesis_git.text import TOKENIZER_VERSION, tokenize
 
@@ -53,7 +52,7 @@ class ChunkSet:
     chunk_ids: np.ndarray  # int64[U]
     start: np.ndarray  # int32[U]: first line, for stable ordering
     content: TermIndex
-    emb: np.ndarray  # float32[U, dim]; dim is 0 when no chunk has an embedding
+    emb_t: np.ndarray  # float32[dim, U]: one row per dimension; dim 0 without embeddings
 
     @property
     def n(self) -> int:
@@ -74,7 +73,7 @@ class ChunkSet:
 
 def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
     """Read the chunks of ``blob_ids`` from the cache and index them."""
-    blob_ids = np.unique(blob_ids.astype(np.int64))
+    blob_ids = _unique(blob_ids.astype(np.int64))
     ids: list[int] = []
     blobs: list[int] = []
     starts: list[int] = []
@@ -84,7 +83,7 @@ def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
     for i in range(0, len(wanted), 500):
         part = wanted[i:i + 500]
         marks = ",".join("?" * len(part))
-        for row in conn.execute(
+        for row in plain_cursor(conn).execute(
                 f"SELECT id, blob_id, start_line, tokens, embedding FROM rag_chunk_cache "
                 f"WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part):
             ids.append(row[0])
@@ -100,15 +99,20 @@ def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
 
 
 def _matrix(embs: list[bytes | None]) -> np.ndarray:
+    """Unit vectors, transposed: row ``d`` holds dimension ``d`` of every chunk.
+
+    A hashed query has a few non-zero dimensions, so its cosines need only
+    those rows; a dense query reads them all, as a plain matrix would.
+    """
     dim = next((len(e) // 4 for e in embs if e), 0)
     if dim == 0:
-        return np.zeros((len(embs), 0), dtype=np.float32)
+        return np.zeros((0, len(embs)), dtype=np.float32)
     zero = bytes(4 * dim)
     raw = b"".join(e if e is not None and len(e) == 4 * dim else zero for e in embs)
     mat = np.frombuffer(raw, dtype="<f4").reshape(len(embs), dim).astype(np.float32)
     norms = np.linalg.norm(mat, axis=1)
     norms[norms == 0] = 1.0
-    return np.ascontiguousarray(mat / norms[:, None], dtype=np.float32)
+    return np.ascontiguousarray((mat / norms[:, None]).T, dtype=np.float32)
 
 
 def path_tokens(path: str) -> list[str]:
@@ -155,22 +159,13 @@ def save_base(path: Path, base: Base) -> None:
     """Write the base atomically (a temporary file renamed over the old one)."""
     meta = {"format": CACHE_FORMAT, "tokenizer": TOKENIZER_VERSION, "embedder": base.embedder,
             "n_paths": len(base.paths.paths)}
-    arrays: dict[str, Any] = {
-        "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+    arrays: dict[str, np.ndarray] = {
         "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
-        "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start, "emb": base.chunks.emb,
-        "paths": _encode_paths(base.paths.paths),
+        "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start,
+        "emb_t": base.chunks.emb_t, "paths": _encode_paths(base.paths.paths),
         **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    arrayfile.save(path, arrays, meta)
 
 
 def read_base(path: Path) -> Base | None:
@@ -184,14 +179,13 @@ def read_base(path: Path) -> Base | None:
     if memo is not None and memo[0] == stamp:
         return memo[1]
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(data["meta"].tobytes())
-            if meta.get("format") != CACHE_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
-                return None
-            chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
-                              data["start"], TermIndex.from_arrays(data, "c_"), data["emb"])
-            paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
-    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        meta, data = arrayfile.load(path)
+        if meta.get("format") != CACHE_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
+            return None
+        chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
+                          data["start"], TermIndex.from_arrays(data, "c_"), data["emb_t"])
+        paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
     if len(paths.paths) != meta.get("n_paths"):
         return None
@@ -267,11 +261,29 @@ def base_path(conn: sqlite3.Connection, session_id: str) -> Path | None:
     db = store_file(conn)
     if not db:
         return None
-    return Path(db).parent / "search" / f"{session_id}.npz"
+    return Path(db).parent / "search" / f"{session_id}.idx"
+
+
+def _unique(a: np.ndarray) -> np.ndarray:
+    """Sorted unique values (``np.unique`` would import ``numpy.ma``: 30 ms at start-up)."""
+    if a.shape[0] == 0:
+        return a
+    a = np.sort(a)
+    keep = np.empty(a.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
+def plain_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor that gives tuples (``sqlite3.Row`` costs a few ms per thousand rows)."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur
 
 
 def _read_map(conn: sqlite3.Connection, session_id: str) -> tuple[list[tuple[Any, ...]], np.ndarray]:
-    rows = conn.execute(
+    rows = plain_cursor(conn).execute(
         "SELECT m.path, m.blob_id, m.artifact_type, m.system_component, m.owner, m.staleness_score "
         "FROM rag_session_chunk_map m WHERE m.session_id=? AND m.blob_id IS NOT NULL "
         "ORDER BY m.path", (session_id,)).fetchall()
@@ -326,14 +338,14 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
              ) -> SessionIndex | None:
     """Rows of the session over ``base`` plus an overlay; ``None`` when a rebuild pays off."""
     known, first, count = base.chunks.locate(blobs)
-    missing = np.unique(blobs[~known])
+    missing = _unique(blobs[~known])
     parts = [base.chunks]
     if missing.shape[0]:
         overlay = load_chunks(conn, missing)
         if not force and (overlay.n > OVERLAY_MAX or overlay.n > base.chunks.n // 4 + 200):
             return None
         if (not force and overlay.n and base.chunks.n
-                and overlay.emb.shape[1] != base.chunks.emb.shape[1]):
+                and overlay.emb_t.shape[0] != base.chunks.emb_t.shape[0]):
             return None  # the embedder changed: the base is of no more use
         o_known, o_first, o_count = overlay.locate(blobs)
         first = np.where(known, first, o_first + base.chunks.n)

@@ -28,6 +28,14 @@ def term_hash(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
 
+def _counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique keys and their counts (``np.unique`` would import ``numpy.ma``)."""
+    keys = np.sort(keys)
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.append(starts, keys.shape[0]))
+    return keys[starts], counts
+
+
 @dataclass
 class TermIndex:
     hashes: np.ndarray  # uint64[V], sorted
@@ -63,7 +71,7 @@ class TermIndex:
         rank[order] = np.arange(order.shape[0])
         doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
         keys = rank[ids] * max(n_docs, 1) + doc_of
-        uniq, counts = np.unique(keys, return_counts=True)
+        uniq, counts = _counts(keys)
         term_of = uniq // max(n_docs, 1)
         ptr = np.searchsorted(term_of, np.arange(order.shape[0] + 1)).astype(np.int64)
         return cls(hashes[order], ptr, (uniq % max(n_docs, 1)).astype(np.int32),
@@ -85,7 +93,7 @@ class TermIndex:
                 f"{prefix}docs": self.docs, f"{prefix}tf": self.tf, f"{prefix}dl": self.dl}
 
     @classmethod
-    def from_arrays(cls, data: dict[str, np.ndarray] | np.lib.npyio.NpzFile, prefix: str) -> TermIndex:
+    def from_arrays(cls, data: dict[str, np.ndarray], prefix: str) -> TermIndex:
         return cls(data[f"{prefix}hashes"], data[f"{prefix}ptr"], data[f"{prefix}docs"],
                    data[f"{prefix}tf"], data[f"{prefix}dl"])
 

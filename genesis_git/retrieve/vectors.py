@@ -39,20 +39,29 @@ def query_vector(embedder: Embedder, query: str, terms: Sequence[QueryTerm]) -> 
 
 
 def cosine_rows(idx: SessionIndex, qvec: np.ndarray) -> np.ndarray:
-    """Cosine of every row's chunk with ``qvec`` (float64[R])."""
+    """Cosine of every row's chunk with ``qvec`` (float64[R]).
+
+    Embeddings are stored one row per dimension, so a sparse (hashed) query
+    reads only the rows of its non-zero dimensions.
+    """
+    nz = np.flatnonzero(qvec)
     sims = []
     for part in idx.chunk_parts:
         if part.n == 0:
             sims.append(np.zeros(0, dtype=np.float64))
             continue
-        if part.emb.shape[1] == 0:
+        dim = part.emb_t.shape[0]
+        if dim == 0:
             raise VectorUnavailable("the session's chunks have no embeddings",
                                     hint="run `genesis session refresh`")
-        if part.emb.shape[1] != qvec.shape[0]:
+        if dim != qvec.shape[0]:
             raise VectorUnavailable(
-                f"the session was embedded with {part.emb.shape[1]} dimensions but the "
+                f"the session was embedded with {dim} dimensions but the "
                 f"embedder gives {qvec.shape[0]}",
                 hint="run `genesis session refresh` after changing embed.* settings")
-        sims.append((part.emb @ qvec).astype(np.float64))
+        if nz.shape[0] * 2 < dim:
+            sims.append((qvec[nz] @ part.emb_t[nz]).astype(np.float64))
+        else:
+            sims.append((qvec @ part.emb_t).astype(np.float64))
     per_chunk = np.concatenate(sims) if sims else np.zeros(0)
     return per_chunk[idx.rows_chunk] if idx.n_rows else np.zeros(0)

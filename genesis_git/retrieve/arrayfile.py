@@ -1,0 +1,75 @@
+"""One file of named numpy arrays that is memory-mapped, not read, when it is opened.
+
+Layout: the 8 bytes ``GNSARR01``, a little-endian uint64 header length, a
+JSON header (``meta`` and, per array, its dtype, shape and offset), then the
+raw arrays, each aligned to 64 bytes.  Opening maps the file and makes every
+array a read-only view of the map, so a search touches only the pages it
+needs: the embedding rows of the query's hash slots, the postings of its
+terms.  A file is written to a temporary name and renamed over the old one,
+so a reader sees either the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MAGIC = b"GNSARR01"
+ALIGN = 64
+
+
+def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    entries: dict[str, dict[str, Any]] = {}
+    offset = 0
+    for name, arr in arrays.items():
+        offset = -(-offset // ALIGN) * ALIGN
+        entries[name] = {"dtype": arr.dtype.str, "shape": list(arr.shape), "offset": offset}
+        offset += arr.nbytes
+    header = json.dumps({"meta": meta, "arrays": entries}).encode("utf-8")
+    start = -(-(len(MAGIC) + 8 + len(header)) // ALIGN) * ALIGN
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC + len(header).to_bytes(8, "little") + header)
+            fh.write(b"\0" * (start - fh.tell()))
+            for name, arr in arrays.items():
+                pos = start + entries[name]["offset"]
+                fh.write(b"\0" * (pos - fh.tell()))
+                fh.write(np.ascontiguousarray(arr).tobytes())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``(meta, arrays)``; raises ``ValueError`` for a file that is not one of ours."""
+    with path.open("rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size < len(MAGIC) + 8:
+            raise ValueError("too short")
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    if mm[:len(MAGIC)] != MAGIC:
+        raise ValueError("not an array file")
+    hlen = int.from_bytes(mm[len(MAGIC):len(MAGIC) + 8], "little")
+    if len(MAGIC) + 8 + hlen > size:
+        raise ValueError("truncated header")
+    header = json.loads(mm[len(MAGIC) + 8:len(MAGIC) + 8 + hlen].decode("utf-8"))
+    start = -(-(len(MAGIC) + 8 + hlen) // ALIGN) * ALIGN
+    arrays: dict[str, np.ndarray] = {}
+    for name, e in header["arrays"].items():
+        dtype = np.dtype(e["dtype"])
+        shape = tuple(int(x) for x in e["shape"])
+        count = int(np.prod(shape)) if shape else 1
+        pos = start + int(e["offset"])
+        if pos + count * dtype.itemsize > size:
+            raise ValueError(f"truncated array {name}")
+        arrays[name] = np.frombuffer(mm, dtype=dtype, count=count, offset=pos).reshape(shape)
+    return header["meta"], arrays
