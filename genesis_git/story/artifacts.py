@@ -1,0 +1,97 @@
+"""Session notes: what an analyst records before the work has a story id.
+
+``genesis session note TEXT --role R [--path P] [--section S]`` writes a row of
+``session_artifacts`` (seed 002 §5 A).  It stays unbound until a commit whose
+message names a story; then the post-commit hook binds it (late binding).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genesis_git.db.connect import transaction
+from genesis_git.db.migrations import SESSION_ROLES
+from genesis_git.errors import GenesisError, UsageError
+from genesis_git.repo import Repo
+from genesis_git.story import ledger
+
+if TYPE_CHECKING:
+    from genesis_git.session import Context
+
+
+def check_role(role: str) -> None:
+    if role not in SESSION_ROLES:
+        raise UsageError(f"unknown role {role!r}", hint="choose from " + ", ".join(SESSION_ROLES))
+
+
+def author(repo: Repo) -> str | None:
+    name = repo.config_get("user.name")
+    email = repo.config_get("user.email")
+    if name and email:
+        return f"{name} <{email}>"
+    return name or email
+
+
+def repo_path(repo: Repo, path: str) -> str:
+    """A path as the repository names it (relative to its root, with ``/``)."""
+    full = Path(path) if Path(path).is_absolute() else Path.cwd() / path
+    try:
+        return full.resolve().relative_to(repo.root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def add_note(ctx: Context, text: str, *, role: str = "note", path: str | None = None,
+             section: str | None = None,
+             announce: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Record a note in the worktree's session (a session is started when there is none)."""
+    check_role(role)
+    if not text.strip():
+        raise UsageError("the note is empty", hint='give its text: genesis session note "..."')
+    from genesis_git.session import ensure_session
+
+    session_id = ensure_session(ctx, refresh=False, announce=announce)
+    rel = repo_path(ctx.repo, path) if path else None
+    with transaction(ctx.conn):
+        cur = ctx.conn.execute(
+            "INSERT INTO session_artifacts(session_id, project_id, artifact_role, path, section, "
+            "summary, created_by, created_at) VALUES (?,?,?,?,?,?,?,?)",
+            (session_id, ctx.repo.project_id, role, rel, section, text.strip(),
+             author(ctx.repo), ledger.now()))
+    row = ctx.conn.execute("SELECT * FROM session_artifacts WHERE id=?",
+                           (cur.lastrowid,)).fetchone()
+    return artifact_dict(ctx.conn, row)
+
+
+def artifact_dict(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+    stories = [r[0] for r in conn.execute(
+        "SELECT DISTINCT story_id FROM story_artifacts WHERE doc_id=? ORDER BY story_id",
+        (f"session-artifact:{row['id']}",))]
+    return {"id": row["id"], "session": row["session_id"], "role": row["artifact_role"],
+            "summary": row["summary"], "path": row["path"], "section": row["section"],
+            "created_at": row["created_at"], "created_by": row["created_by"],
+            "bound_commit": row["bound_commit"], "bound_at": row["bound_at"],
+            "stories": stories}
+
+
+def list_artifacts(conn: sqlite3.Connection, repo: Repo,
+                   session_id: str | None = None) -> dict[str, Any]:
+    """The notes of a session (default: the worktree's active session)."""
+    if session_id is None:
+        current = ledger.active_session(conn, repo)
+        if current is None:
+            raise GenesisError("no active session in this worktree",
+                               hint="start one with `genesis session start`, "
+                                    "or name one with --session")
+        session_id = str(current["id"])
+    elif ledger.session_row(conn, session_id) is None:
+        raise GenesisError(f"unknown session {session_id!r}",
+                           hint="see `genesis session list`")
+    rows = conn.execute("SELECT * FROM session_artifacts WHERE session_id=? ORDER BY id",
+                        (session_id,)).fetchall()
+    items = [artifact_dict(conn, r) for r in rows]
+    return {"session": session_id, "artifacts": items,
+            "unbound": sum(1 for a in items if not a["bound_commit"])}

@@ -1,0 +1,216 @@
+"""Commits as the ledger sees them: metadata, story ids, changed files.
+
+Story ids are read from the subject line (with ``story.pattern``) and from
+``Story:`` trailers (taken as they are, comma or space separated).  The body's
+prose is not scanned, so that "follows STORY-11" or "UTF-8" in a paragraph binds
+nothing.  Changed files come from ``git diff-tree --stdin`` in one call for a
+whole batch of commits; a merge is compared with its first parent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from genesis_git.repo import Repo
+
+SESSION_TRAILER = "Genesis-Session"
+STORY_TRAILER = "story"
+EXEMPT_PREFIXES = ("Merge ", 'Revert "', "fixup! ", "squash! ", "amend! ")
+
+_FIELDS = ("%H", "%P", "%an", "%ae", "%aI", "%ct", "%s", "%(trailers:only,unfold)", "%B")
+LOG_FORMAT = "%x1f".join(_FIELDS)
+_STATUS = {"A": "added", "M": "updated", "T": "updated", "D": "removed"}
+
+
+@dataclass
+class Change:
+    path: str
+    change_type: str  # added | updated | removed
+    blob: str | None  # the new blob (the old one for a removal)
+    mode: str
+
+
+@dataclass
+class CommitInfo:
+    sha: str
+    parents: list[str]
+    author_name: str
+    author_email: str
+    author_date: str
+    committer_ts: int
+    subject: str
+    message: str
+    trailers: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def author(self) -> str:
+        return f"{self.author_name} <{self.author_email}>"
+
+    @property
+    def is_merge(self) -> bool:
+        return len(self.parents) > 1
+
+    def trailer_values(self, key: str) -> list[str]:
+        low = key.lower()
+        return [v for k, v in self.trailers if k.lower() == low]
+
+    @property
+    def session_id(self) -> str | None:
+        values = self.trailer_values(SESSION_TRAILER)
+        return values[-1] if values else None
+
+    def meta(self) -> dict[str, object]:
+        return {"author": self.author, "date": self.author_date, "subject": self.subject,
+                "committed": self.committer_ts, "parents": self.parents}
+
+
+def _parse_trailers(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() and " " not in key.strip():
+            out.append((key.strip(), value.strip()))
+    return out
+
+
+def parse_log(data: bytes) -> list[CommitInfo]:
+    """Parse ``git log -z --format=LOG_FORMAT`` output."""
+    commits: list[CommitInfo] = []
+    for rec in data.decode("utf-8", "replace").split("\0"):
+        rec = rec.lstrip("\n")
+        if not rec:
+            continue
+        parts = rec.split("\x1f", len(_FIELDS) - 1)
+        if len(parts) < len(_FIELDS):
+            continue
+        sha, parents, an, ae, ad, ct, subject, trailers, body = parts
+        commits.append(CommitInfo(
+            sha=sha, parents=parents.split(), author_name=an, author_email=ae, author_date=ad,
+            committer_ts=int(ct or 0), subject=subject, message=body,
+            trailers=_parse_trailers(trailers)))
+    return commits
+
+
+def read_commits(repo: Repo, shas: Sequence[str]) -> list[CommitInfo]:
+    """The given commits, in the given order (one ``git log --no-walk`` call)."""
+    if not shas:
+        return []
+    out = repo.git("log", "-z", "--no-walk=unsorted", f"--format={LOG_FORMAT}", *shas, "--")
+    return parse_log(out)
+
+
+def walk_commits(repo: Repo, revs: Sequence[str]) -> list[CommitInfo]:
+    """Every commit reachable from ``revs``, oldest first, parents before children."""
+    out = repo.git("log", "-z", "--reverse", "--topo-order", f"--format={LOG_FORMAT}",
+                   *revs, "--")
+    return parse_log(out)
+
+
+def changed_files(repo: Repo, commits: Iterable[CommitInfo]) -> dict[str, list[Change]]:
+    """Files each commit changed (against its first parent; a root commit against nothing)."""
+    lines = []
+    for c in commits:
+        lines.append(f"{c.sha} {c.parents[0]}" if c.is_merge else c.sha)
+    result: dict[str, list[Change]] = {}
+    if not lines:
+        return result
+    out = repo.git("diff-tree", "--stdin", "-r", "-z", "--no-renames", "--root", "--no-abbrev",
+                   input=("\n".join(lines) + "\n").encode())
+    tokens = out.split(b"\0")
+    current: list[Change] | None = None
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if not tok:
+            continue
+        if tok.startswith(b":"):
+            path = tokens[i].decode("utf-8", "surrogateescape") if i < len(tokens) else ""
+            i += 1
+            _, new_mode, old_sha, new_sha, status = tok[1:].decode().split(" ")[:5]
+            kind = _STATUS.get(status[:1])
+            if current is None or kind is None:
+                continue
+            blob = old_sha if kind == "removed" else new_sha
+            current.append(Change(path, kind, blob, new_mode))
+        else:
+            current = result.setdefault(tok.decode().strip(), [])
+    return result
+
+
+@lru_cache(maxsize=16)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])")
+
+
+def ids_in_text(text: str, pattern: str) -> list[str]:
+    return [m.group(0) for m in _compiled(pattern).finditer(text)]
+
+
+def story_ids(commit: CommitInfo, pattern: str) -> list[str]:
+    """Story ids of a commit: pattern matches in the subject, then ``Story:`` trailer values."""
+    found = ids_in_text(commit.subject, pattern)
+    for value in commit.trailer_values(STORY_TRAILER):
+        found.extend(v for v in re.split(r"[,\s]+", value) if v)
+    seen: dict[str, None] = {}
+    for sid in found:
+        seen.setdefault(sid, None)
+    return list(seen)
+
+
+def message_story_ids(message: str, pattern: str) -> list[str]:
+    """Story ids of a message that is not committed yet (the commit-msg hook)."""
+    lines = _message_lines(message)
+    subject = " ".join(_first_paragraph(lines))
+    found = ids_in_text(subject, pattern)
+    for line in lines:
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() == STORY_TRAILER:
+            found.extend(v for v in re.split(r"[,\s]+", value) if v)
+    return found
+
+
+SCISSORS = "# ------------------------ >8 ------------------------"
+
+
+def _message_lines(message: str) -> list[str]:
+    """The lines git keeps: comments dropped, nothing after the scissors line."""
+    out: list[str] = []
+    for ln in message.splitlines():
+        if ln.startswith(SCISSORS):
+            break
+        if not ln.startswith("#"):
+            out.append(ln)
+    return out
+
+
+def _first_paragraph(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    for ln in lines:
+        if not ln.strip():
+            if out:
+                break
+            continue
+        out.append(ln.strip())
+    return out
+
+
+def is_exempt(message: str) -> bool:
+    """Merge, revert, ``fixup!``, ``squash!`` and ``amend!`` messages need no story id."""
+    first = _first_paragraph(_message_lines(message))
+    return bool(first) and first[0].startswith(EXEMPT_PREFIXES)
+
+
+def title_from_subject(subject: str, pattern: str) -> str:
+    """``"STORY-12: Add a discount code"`` gives ``"Add a discount code"``."""
+    rest = subject
+    head = re.compile(rf"^\s*[\[(]?\s*(?:{pattern})\s*[\])]?\s*[:,;/\-–—]?\s*")
+    while True:
+        m = head.match(rest)
+        if not m or not m.group(0):
+            break
+        rest = rest[m.end():]
+    return rest.strip() or subject.strip()

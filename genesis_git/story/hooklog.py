@@ -1,0 +1,109 @@
+"""The log of hook failures, and what ``genesis doctor`` says about it.
+
+A hook never fails a commit: the traceback goes to ``hooks.log`` in the store
+folder, one line goes to stderr, and the hook exits 0.  When the store folder
+itself cannot be written (a read-only disk, ``GENESIS_HOME`` pointing somewhere
+impossible), the log goes to ``genesis-hooks.log`` in the git common dir.
+``genesis story rebuild`` re-derives what the failed runs missed and then
+clears the log.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from genesis_git.db.connect import store_dir
+from genesis_git.repo import Repo
+
+if TYPE_CHECKING:
+    from genesis_git.config import Config
+    from genesis_git.doctor import Finding
+
+LOG_NAME = "hooks.log"
+FALLBACK_NAME = "genesis-hooks.log"
+HEADER = "--- "
+MAX_BYTES = 256 * 1024
+
+
+@dataclass
+class Failure:
+    when: str
+    hook: str
+    summary: str
+
+
+def log_paths(repo: Repo) -> list[Path]:
+    """Where failures are written, in order of preference."""
+    return [store_dir(repo) / LOG_NAME, repo.common_dir / FALLBACK_NAME]
+
+
+def record(repo: Repo | None, hook: str, summary: str, detail: str) -> Path | None:
+    """Append one failure; returns the file written, or None when nothing could be."""
+    if repo is None:
+        return None
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    entry = f"{HEADER}{stamp} {hook} pid={os.getpid()}\n{summary}\n{detail.rstrip()}\n"
+    for path in log_paths(repo):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists() and path.stat().st_size > MAX_BYTES:
+                os.replace(path, path.with_name(path.name + ".1"))
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write(entry)
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def read_failures(repo: Repo) -> list[tuple[Path, list[Failure]]]:
+    out: list[tuple[Path, list[Failure]]] = []
+    for path in log_paths(repo):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        found: list[Failure] = []
+        for i, line in enumerate(lines):
+            if line.startswith(HEADER):
+                head = line[len(HEADER):].split()
+                summary = lines[i + 1] if i + 1 < len(lines) else ""
+                found.append(Failure(head[0] if head else "?", head[1] if len(head) > 1 else "?",
+                                     summary))
+        if found:
+            out.append((path, found))
+    return out
+
+
+def clear(repo: Repo) -> int:
+    """Move the logs aside (``*.1``) after a successful rebuild; returns failures cleared."""
+    n = 0
+    for path, found in read_failures(repo):
+        n += len(found)
+        try:
+            os.replace(path, path.with_name(path.name + ".1"))
+        except OSError:  # pragma: no cover - the folder went read-only meanwhile
+            pass
+    return n
+
+
+def doctor_findings(repo: Repo, config: Config) -> list[Finding]:
+    from genesis_git.doctor import Finding
+
+    logs = read_failures(repo)
+    if not logs:
+        return [Finding("hook failures", "ok", "none recorded")]
+    findings = []
+    for path, found in logs:
+        last = found[-1]
+        findings.append(Finding(
+            "hook failures", "warn",
+            f"{len(found)} hook run(s) failed, last {last.when} in {last.hook}: {last.summary} "
+            f"(log: {path})",
+            "fix the cause, then run `genesis story rebuild`: it re-reads every story commit "
+            "from git log and clears this log"))
+    return findings

@@ -1,0 +1,246 @@
+"""The story tables: records, artifacts and links (seed 002 §2, §5).
+
+Every insert is ``INSERT OR IGNORE`` against the unique indexes of the schema,
+so writing the same fact twice adds nothing.  Callers that write several facts
+wrap them in :func:`genesis_git.db.connect.transaction`.
+
+Artifacts that come from a commit's changed files have ``artifact_role``
+``doc_change``, ``doc_id`` = the commit SHA, ``doc_version`` = the blob SHA and
+``source_ref`` = ``"commit"``; everything else (notes, decisions, the
+requirement document) exists only in the ledger.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sqlite3
+from datetime import datetime, timezone
+from typing import Any
+
+from genesis_git.db.connect import transaction
+from genesis_git.db.migrations import LINK_TYPES, STORY_ROLES, STORY_STATUSES
+from genesis_git.errors import GenesisError, UsageError
+from genesis_git.repo import Repo
+
+COMMIT_SOURCE = "commit"
+ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
+assert set(ROLE_ORDER) == set(STORY_ROLES)
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+# -- sessions (read side; the session module owns their life cycle) -----------
+
+def active_session(conn: sqlite3.Connection, repo: Repo) -> sqlite3.Row | None:
+    """The active session of this worktree (the hooks use this to stay free of the indexer)."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM sessions WHERE worktree=? AND status='active'", (str(repo.root),)
+    ).fetchone()
+    return row
+
+
+def session_row(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM sessions WHERE id=?", (session_id,)).fetchone()
+    return row
+
+
+# -- writes --------------------------------------------------------------------
+
+def ensure_record(conn: sqlite3.Connection, *, story_id: str, project_id: str,
+                  title: str | None, status: str = "in_progress", baseline: str | None = None,
+                  by: str | None = None) -> bool:
+    """Create the story if it is missing; fill an empty title.  True when it was created."""
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO story_records(story_id, project_id, title, status, "
+        "baseline_commit_sha, created_by, updated_by) VALUES (?,?,?,?,?,?,?)",
+        (story_id, project_id, title, status, baseline, by, by))
+    if cur.rowcount:
+        return True
+    if title:
+        conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
+                     "(title IS NULL OR title='')", (title, story_id))
+    return False
+
+
+def touch(conn: sqlite3.Connection, story_id: str, by: str | None = None) -> None:
+    conn.execute("UPDATE story_records SET updated_at=?, updated_by=COALESCE(?, updated_by) "
+                 "WHERE story_id=?", (now(), by, story_id))
+
+
+def add_link(conn: sqlite3.Connection, story_id: str, link_type: str, target: str,
+             description: str | None = None, meta: dict[str, Any] | None = None) -> bool:
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, meta) "
+        "VALUES (?,?,?,?,?)",
+        (story_id, link_type, target, description,
+         json.dumps(meta, ensure_ascii=False) if meta is not None else None))
+    return bool(cur.rowcount)
+
+
+def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
+                 doc_id: str | None = None, doc_version: str | None = None,
+                 path: str | None = None, section: str | None = None,
+                 chunk_id: str | None = None, change_type: str | None = None,
+                 summary: str | None = None, source_ref: str | None = None,
+                 created_by: str | None = None, created_at: str | None = None) -> bool:
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO story_artifacts(story_id, artifact_role, doc_id, doc_version, "
+        "path, section, chunk_id, change_type, summary, source_ref, created_by, created_at) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (story_id, role, doc_id, doc_version, path, section, chunk_id, change_type, summary,
+         source_ref, created_by, created_at or now()))
+    return bool(cur.rowcount)
+
+
+def drop_commit(conn: sqlite3.Connection, sha: str) -> int:
+    """Forget a commit: its links and its changed-file artifacts.  Returns rows removed."""
+    n = conn.execute("DELETE FROM story_links WHERE link_type='commit' AND target_ref=?",
+                     (sha,)).rowcount
+    n += conn.execute("DELETE FROM story_artifacts WHERE doc_id=? AND source_ref=?",
+                      (sha, COMMIT_SOURCE)).rowcount
+    return n
+
+
+# -- reads ---------------------------------------------------------------------
+
+def get_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM story_records WHERE story_id=?", (story_id,)).fetchone()
+    return row
+
+
+def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str]:
+    known = [r[0] for r in conn.execute("SELECT story_id FROM story_records")]
+    by_case = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(story_id.lower(), list(by_case), n=n, cutoff=0.5)
+    return [by_case[c] for c in close]
+
+
+def require_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row:
+    """The record, or a GenesisError that names the closest known ids."""
+    row = get_record(conn, story_id)
+    if row is not None:
+        return row
+    close = closest_ids(conn, story_id)
+    if close:
+        hint = "closest known: " + ", ".join(close)
+    elif conn.execute("SELECT 1 FROM story_records LIMIT 1").fetchone():
+        hint = "see `genesis story list`"
+    else:
+        hint = ("no stories yet: commit with the id in the subject, "
+                "or run `genesis story rebuild` to read them from git log")
+    raise GenesisError(f"unknown story {story_id!r}", hint=hint)
+
+
+def commit_links(conn: sqlite3.Connection, story_id: str) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM story_links WHERE story_id=? AND link_type='commit' ORDER BY id",
+        (story_id,)).fetchall()
+
+
+def record_dict(row: sqlite3.Row) -> dict[str, Any]:
+    keys = ("story_id", "title", "status", "baseline_commit_sha", "project_id",
+            "created_at", "updated_at", "created_by", "updated_by")
+    return {k: row[k] for k in keys}
+
+
+def list_records(conn: sqlite3.Connection, status: str | None = None) -> list[dict[str, Any]]:
+    if status is not None:
+        check_status(status)
+    sql = ("SELECT r.*, (SELECT COUNT(*) FROM story_links l WHERE l.story_id=r.story_id "
+           "AND l.link_type='commit') AS commits, (SELECT COUNT(*) FROM story_artifacts a "
+           "WHERE a.story_id=r.story_id AND COALESCE(a.source_ref,'')<>'commit') AS artifacts "
+           "FROM story_records r")
+    args: tuple[str, ...] = ()
+    if status is not None:
+        sql += " WHERE r.status=?"
+        args = (status,)
+    sql += " ORDER BY r.updated_at DESC, r.story_id"
+    out = []
+    for row in conn.execute(sql, args):
+        item = record_dict(row)
+        item["commits"] = row["commits"]
+        item["artifacts"] = row["artifacts"]
+        out.append(item)
+    return out
+
+
+def check_status(status: str) -> None:
+    if status not in STORY_STATUSES:
+        raise UsageError(f"unknown status {status!r}",
+                         hint="choose from " + ", ".join(STORY_STATUSES))
+
+
+def check_link_type(link_type: str) -> None:
+    if link_type not in LINK_TYPES:
+        raise UsageError(f"unknown link type {link_type!r}",
+                         hint="choose from " + ", ".join(LINK_TYPES))
+
+
+# -- commands --------------------------------------------------------------------
+
+def set_record(conn: sqlite3.Connection, project_id: str, story_id: str, *,
+               status: str | None = None, title: str | None = None,
+               by: str | None = None) -> tuple[dict[str, Any], bool]:
+    """Change status and/or title; a missing story is created (status ``draft``)."""
+    if status is None and title is None:
+        raise UsageError("nothing to set", hint="give --status and/or --title")
+    if status is not None:
+        check_status(status)
+    if not story_id.strip():
+        raise UsageError("the story id is empty")
+    with transaction(conn):
+        created = ensure_record(conn, story_id=story_id, project_id=project_id, title=title,
+                                status=status or "draft", by=by)
+        if not created:
+            conn.execute("UPDATE story_records SET status=COALESCE(?, status), "
+                         "title=COALESCE(?, title) WHERE story_id=?", (status, title, story_id))
+        touch(conn, story_id, by)
+    row = get_record(conn, story_id)
+    assert row is not None
+    return record_dict(row), created
+
+
+def story_texts(conn: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
+    """``(story_id, text, paths)`` for every story: the text is the title, commit subjects and
+    artifact summaries; the paths are every path the story's artifacts name."""
+    out: list[tuple[str, str, list[str]]] = []
+    records = conn.execute("SELECT story_id, title FROM story_records ORDER BY story_id").fetchall()
+    for rec in records:
+        sid = rec["story_id"]
+        parts = [rec["title"] or ""]
+        for link in commit_links(conn, sid):
+            parts.append(link["description"] or "")
+        paths: dict[str, None] = {}
+        for art in conn.execute(
+                "SELECT path, summary, source_ref FROM story_artifacts WHERE story_id=? "
+                "ORDER BY id", (sid,)):
+            if art["summary"] and art["source_ref"] != COMMIT_SOURCE:
+                parts.append(art["summary"])
+            if art["path"]:
+                paths.setdefault(art["path"], None)
+        out.append((sid, "\n".join(p for p in parts if p), list(paths)))
+    return out
+
+
+def show_record(conn: sqlite3.Connection, story_id: str) -> dict[str, Any]:
+    """The record with counts of its commits, touched files, artifacts by role, and links."""
+    row = require_record(conn, story_id)
+    out = record_dict(row)
+    out["commits"] = len(commit_links(conn, story_id))
+    out["files_touched"] = conn.execute(
+        "SELECT COUNT(DISTINCT path) FROM story_artifacts WHERE story_id=? AND source_ref=?",
+        (story_id, COMMIT_SOURCE)).fetchone()[0]
+    counts = dict(conn.execute(
+        "SELECT artifact_role, COUNT(*) FROM story_artifacts WHERE story_id=? AND "
+        "COALESCE(source_ref,'')<>? GROUP BY artifact_role", (story_id, COMMIT_SOURCE)).fetchall())
+    out["artifacts"] = {role: counts[role] for role in ROLE_ORDER if role in counts}
+    out["links"] = [{"type": r["link_type"], "target": r["target_ref"],
+                     "description": r["description"]}
+                    for r in conn.execute("SELECT * FROM story_links WHERE story_id=? AND "
+                                          "link_type<>'commit' ORDER BY id", (story_id,))]
+    return out
