@@ -1,0 +1,77 @@
+"""``genesis session note`` and ``genesis session artifacts``: notes bound to a story at commit."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
+
+
+def note(
+    text: Annotated[str, typer.Argument(help="The note itself.")],
+    role: Annotated[str, typer.Option(
+        "--role", help="analysis, decision, risk, note, test_model or doc_change.")] = "note",
+    path: Annotated[str | None, typer.Option(
+        "--path", help="The file the note is about.")] = None,
+    section: Annotated[str | None, typer.Option(
+        "--section", help="The section of that file (a heading, a symbol).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Record a note in this worktree's session; the next commit with a story id binds it."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.cli.output import note as say
+    from genesis_git.session import open_context
+    from genesis_git.story.artifacts import add_note, check_role
+
+    check_role(role)  # before a session is started for nothing
+    ctx = open_context()
+    try:
+        item = add_note(ctx, text, role=role, path=path, section=section, announce=say)
+    finally:
+        ctx.conn.close()
+    if json_out:
+        emit_json(item)
+        return
+    where = f" ({item['path']}" + (f" § {item['section']}" if item["section"] else "") + ")" \
+        if item["path"] else ""
+    echo(f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
+         "a commit with a story id binds it")
+
+
+def artifacts(
+    session: Annotated[str | None, typer.Option(
+        "--session", help="A session id (default: this worktree's active session).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """List the notes of a session, and which story each one is bound to."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.config import load_config
+    from genesis_git.db.connect import connect, store_path
+    from genesis_git.repo import find_repo
+    from genesis_git.story.artifacts import list_artifacts
+
+    repo = find_repo()
+    load_config(repo.root)
+    conn = connect(store_path(repo))
+    try:
+        res = list_artifacts(conn, repo, session)
+    finally:
+        conn.close()
+    if json_out:
+        emit_json(res)
+        return
+    echo(f"session {res['session']}: {len(res['artifacts'])} notes, {res['unbound']} unbound")
+    for a in res["artifacts"]:
+        bound = (f"bound to {', '.join(a['stories'])} at {a['bound_commit'][:10]}"
+                 if a["bound_commit"] else "unbound")
+        where = f" ({a['path']}" + (f" § {a['section']}" if a["section"] else "") + ")" \
+            if a["path"] else ""
+        echo(f"  #{a['id']} [{a['role']}] {a['summary']}{where} — {bound}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``note`` and ``artifacts`` to the ``session`` sub-app."""
+    app.command(name="note")(note)
+    app.command(name="artifacts")(artifacts)

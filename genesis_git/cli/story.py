@@ -1,0 +1,199 @@
+"""``genesis story …``: list, show, set, link, context, rebuild."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+
+app = typer.Typer(help="The story ledger: what each story id holds, rebuilt from git when needed.",
+                  no_args_is_help=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
+StoryArg = Annotated[str, typer.Argument(help="A story id, e.g. STORY-12.")]
+
+
+@contextmanager
+def _store() -> Iterator[Any]:
+    from genesis_git.config import load_config
+    from genesis_git.db.connect import connect, store_path
+    from genesis_git.repo import find_repo
+
+    repo = find_repo()
+    config = load_config(repo.root)
+    conn = connect(store_path(repo))
+    try:
+        yield repo, config, conn
+    finally:
+        conn.close()
+
+
+@app.command(name="list")
+def list_(
+    status: Annotated[str | None, typer.Option(
+        "--status", help="Only stories with this status (draft, in_progress, review, done, "
+                         "archived).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """List the stories, most recently updated first."""
+    from genesis_git.cli.output import echo, emit_json, stdout_is_tty
+    from genesis_git.story.ledger import list_records
+
+    with _store() as (_repo, _config, conn):
+        rows = list_records(conn, status)
+    if json_out:
+        emit_json({"stories": rows})
+        return
+    if not rows:
+        echo("no stories" + (f" with status {status}" if status else "") +
+             " (commit with a story id in the subject, or run `genesis story rebuild`)")
+        return
+    if stdout_is_tty():
+        from rich.table import Table
+
+        from genesis_git.cli.output import console
+
+        table = Table("story", "status", "commits", "notes", "updated", "title")
+        for r in rows:
+            table.add_row(r["story_id"], r["status"], str(r["commits"]), str(r["artifacts"]),
+                          r["updated_at"][:16], r["title"] or "")
+        console().print(table)
+        return
+    for r in rows:
+        echo(f"{r['story_id']}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
+             f"{r['updated_at']}\t{r['title'] or ''}")
+
+
+@app.command()
+def show(story_id: StoryArg, json_out: JsonOpt = False) -> None:
+    """Show a story's record, its counts and its links."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.story.ledger import show_record
+
+    with _store() as (_repo, _config, conn):
+        rec = show_record(conn, story_id)
+    if json_out:
+        emit_json(rec)
+        return
+    echo(f"{rec['story_id']}: {rec['title'] or '(no title)'}")
+    echo(f"status:   {rec['status']}")
+    echo(f"baseline: {rec['baseline_commit_sha'] or '-'}")
+    echo(f"created:  {rec['created_at']}  {rec['created_by'] or ''}".rstrip())
+    echo(f"updated:  {rec['updated_at']}")
+    echo(f"commits:  {rec['commits']}   files touched: {rec['files_touched']}")
+    arts = ", ".join(f"{k} {v}" for k, v in rec["artifacts"].items()) or "none"
+    echo(f"artifacts: {arts}")
+    for lk in rec["links"]:
+        echo(f"link:     {lk['type']}: {lk['target']}" +
+             (f"  {lk['description']}" if lk["description"] else ""))
+
+
+@app.command(name="set")
+def set_(
+    story_id: StoryArg,
+    status: Annotated[str | None, typer.Option(
+        "--status", help="draft, in_progress, review, done or archived.")] = None,
+    title: Annotated[str | None, typer.Option("--title", help="The story's title.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Set a story's status and/or title (a new id creates the story as a draft)."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.story.artifacts import author
+    from genesis_git.story.ledger import set_record
+
+    with _store() as (repo, _config, conn):
+        rec, created = set_record(conn, repo.project_id, story_id, status=status, title=title,
+                                  by=author(repo))
+    if json_out:
+        emit_json({"created": created, "story": rec})
+        return
+    echo(f"{'created' if created else 'updated'} {rec['story_id']}: {rec['status']}, "
+         f"{rec['title'] or '(no title)'}")
+
+
+@app.command()
+def link(
+    story_id: StoryArg,
+    link_type: Annotated[str, typer.Option(
+        "--type", help="story, adr, ticket, pr, commit, doc or external.")],
+    target: Annotated[str, typer.Option(
+        "--target", help="What to link: an id, a URL, a path; for commit a SHA or ref.")],
+    description: Annotated[str | None, typer.Option(
+        "--description", help="A short description of the link.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Link a story to another story, an ADR, a ticket, a PR, a commit, a doc or a URL."""
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.story.binding import link_story
+
+    with _store() as (repo, config, conn):
+        res = link_story(conn, repo, config, story_id, link_type, target, description)
+    if json_out:
+        emit_json(res)
+        return
+    verb = "linked" if res["added"] else "already linked"
+    extra = f" ({res['files']} changed files)" if res["type"] == "commit" and res["added"] else ""
+    echo(f"{verb}: {story_id} -> {res['type']} {res['target']}{extra}")
+
+
+@app.command()
+def context(
+    story_id: StoryArg,
+    json_out: JsonOpt = False,
+    markdown: Annotated[bool, typer.Option(
+        "--markdown", help="Print Markdown, made to be given to an LLM.")] = False,
+    with_code: Annotated[int, typer.Option(
+        "--with-code", min=0, metavar="K",
+        help="Add the K most relevant chunks of the current index for the story's text.")] = 0,
+) -> None:
+    """Everything a story holds: record, commits, net changed files, artifacts, links."""
+    from genesis_git.cli.output import echo, emit_json, note
+    from genesis_git.errors import UsageError
+    from genesis_git.story.context import build_context, render_markdown, render_text
+
+    if json_out and markdown:
+        raise UsageError("--json and --markdown exclude each other")
+    with _store() as (_repo, _config, conn):
+        ctx = build_context(conn, story_id, with_code=with_code)
+    if json_out:
+        emit_json(ctx)
+        return
+    for line in ctx["notes"]:
+        note(line)
+    if markdown:
+        typer.echo(render_markdown(ctx), nl=False)
+    else:
+        echo(render_text(ctx))
+
+
+@app.command()
+def rebuild(
+    prune: Annotated[bool, typer.Option(
+        "--prune", help="Also drop linked commits that no branch, remote or tag reaches.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Re-derive stories, commit links and changed files from git log (idempotent).
+
+    Notes, decisions and other artifacts that exist only in the ledger are kept.
+    """
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.story.rebuild import rebuild as do_rebuild
+
+    with _store() as (repo, config, conn):
+        res = do_rebuild(conn, repo, config, prune=prune)
+    if json_out:
+        emit_json(res)
+        return
+    echo(f"scanned {res['commits_scanned']} commits, {res['story_commits']} name a story: "
+         f"{len(res['stories'])} stories ({len(res['created'])} new), "
+         f"{res['links_added']} commit links and {res['files_added']} file changes added, "
+         f"{res['notes_bound']} notes bound")
+    if res["unreachable"]:
+        echo(f"{len(res['unreachable'])} linked commits are no longer reachable "
+             "(`genesis story rebuild --prune` drops them)")
+    if res["pruned"]:
+        echo(f"pruned {res['pruned']} unreachable commits")
+    if res["failures_cleared"]:
+        echo(f"cleared {res['failures_cleared']} logged hook failures")
