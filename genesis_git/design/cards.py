@@ -222,7 +222,9 @@ def build_card(raw: Mapping[str, Any], *, kind: str, license_value: Any = None) 
         "title": title,
         "summary": str(raw.get("summary", "") or "").strip(),
         "tags": _str_list(raw.get("tags"), "tags"),
-        "source": normalize_source(raw.get("source"), kind=kind, license_value=license_value),
+        "source": normalize_source(raw.get("source"), kind=kind,
+                                   license_value=license_value if license_value is not None
+                                   else raw.get("license")),
     }
     if raw.get("citation"):
         if not isinstance(raw["citation"], Mapping):

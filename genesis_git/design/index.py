@@ -229,6 +229,9 @@ def load_index(lib: Library) -> dict[str, Any]:
     target = lib.path(INDEX)
     shown = lib.display(target)
     hint = "run `genesis design init` to rebuild it from manifest.json"
+    if not lib.exists():
+        raise LibraryUnavailable(f"no design library at {lib.display(lib.root)}",
+                                 hint="run `genesis design init`")
     if not target.is_file():
         raise LibraryUnavailable(f"{shown} is missing", hint=hint)
     try:

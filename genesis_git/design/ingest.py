@@ -182,6 +182,7 @@ _CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("type", ("font", "line height", "line-height", "text size", "type", "字号", "字体", "行高")),
     ("target", ("target", "touch", "hit", "热区", "触控")),
     ("spacing", ("spacing", "margin", "padding", "gap", "间距", "边距", "留白")),
+    ("border", ("border", "outline", "stroke", "描边", "边框")),
 )
 _DO = re.compile(r"^(?:do\b|✅|推荐|建议|应当|应该)[:：\s]*", re.I)
 _DONT = re.compile(r"^(?:don'?t\b|do not\b|avoid\b|never\b|❌|避免|不要|禁止)[:：\s]*", re.I)
@@ -207,6 +208,22 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     return meta, text[end + 4:].lstrip("\n")
 
 
+def _nearest_keyword(low: str, at: int) -> tuple[str, str] | None:
+    """The category keyword closest before ``at`` in the line (else the first one after it)."""
+    before: tuple[int, str, str] | None = None
+    after: tuple[int, str, str] | None = None
+    for category, words in _CATEGORIES:
+        for word in words:
+            pos = low.rfind(word, 0, at)
+            if pos >= 0 and (before is None or pos > before[0]):
+                before = (pos, category, word)
+            nxt = low.find(word, at)
+            if nxt >= 0 and (after is None or nxt < after[0]):
+                after = (nxt, category, word)
+    best = before or after
+    return (best[1], best[2].replace(" ", "-")) if best else None
+
+
 def _doc_tokens(lines: list[str]) -> dict[str, list[dict[str, Any]]]:
     tokens: dict[str, list[dict[str, Any]]] = {}
     seen: set[tuple[str, str]] = set()
@@ -224,11 +241,9 @@ def _doc_tokens(lines: list[str]) -> dict[str, list[dict[str, Any]]]:
                 if unit == ":1":
                     cat, name = "contrast", "ratio"
                 else:
-                    for category, words in _CATEGORIES:
-                        hit = next((w for w in words if w in low), None)
-                        if hit:
-                            cat, name = category, hit.replace(" ", "-")
-                            break
+                    found = _nearest_keyword(low, m.start())
+                    if found:
+                        cat, name = found
                     if cat == "values" and unit in ("ms", "s"):
                         cat, name = "motion", "duration"
                 value = m.group(1)
