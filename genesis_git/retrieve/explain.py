@@ -72,19 +72,30 @@ def _norm(text: str) -> str:
 
 
 def highlight_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
-    """Non-overlapping (start, end) spans of ``text`` where a matched term occurs."""
+    """Sorted, merged (start, end) spans of ``text`` where a matched term occurs.
+
+    Overlapping matches merge, so the bigrams 订单 and 单表 light up 订单表.
+    """
     low = _norm(text)
     if len(low) != len(text):  # normalisation changed the length: match the raw text
         low = text.lower()
-    spans: list[tuple[int, int]] = []
-    for term in sorted(set(terms), key=lambda t: (-len(t), t)):
+    found: list[tuple[int, int]] = []
+    for term in set(terms):
         if len(term) < 2 and term.isascii():
             continue
-        for m in re.finditer(re.escape(term), low):
-            s, e = m.span()
-            if all(e <= a or s >= b for a, b in spans):
-                spans.append((s, e))
-    return sorted(spans)
+        found.extend(m.span() for m in re.finditer(re.escape(term), low))
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(found):
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _distinct(text: str, terms: Sequence[str]) -> int:
+    low = _norm(text)
+    return sum(1 for t in set(terms) if t in low)
 
 
 def snippet(text: str, terms: Sequence[str], width: int = 160) -> str:
@@ -93,7 +104,7 @@ def snippet(text: str, terms: Sequence[str], width: int = 160) -> str:
     lines = [line for line in lines if line]
     if not lines:
         return ""
-    best = max(range(len(lines)), key=lambda i: (len(highlight_spans(lines[i], terms)), -i))
+    best = max(range(len(lines)), key=lambda i: (_distinct(lines[i], terms), -i))
     line = lines[best]
     if len(line) <= width:
         return line

@@ -1,0 +1,213 @@
+"""Retrieval quality: rank the files a commit changed, given its message.
+
+For every case of the development sets (JSON lines with ``repo``, ``parent``,
+``query``, ``gold``; see the sets' README), this script
+
+1. clones the repository once with full history (``--source owner/name=URL``;
+   the default URL is GitHub's), outside this project;
+2. per case, makes a scratch clone that holds exactly the history of
+   ``parent`` (``clone --no-local --no-checkout``, detached checkout, remote,
+   refs and reflog removed, ``gc --prune=now``) and checks that ``commit`` is
+   absent;
+3. runs the real console script there, offline, on the query only:
+   ``genesis search --files --json -k 50 QUERY`` (``--mode search``) or
+   ``genesis impact --json -k 50 QUERY`` (``--mode impact``, ranked by its
+   ``files`` list), with ``GENESIS_HOME`` shared by the cases of one
+   repository (the cache is keyed by blob content);
+4. scores recall@5, recall@10 and MRR against ``gold`` and prints them next
+   to the published baselines.
+
+The retriever never sees ``commit``, ``gold`` or ``meta``.
+
+    python bench/localize.py CASES.jsonl [...] [--data DIR] [--mode search|impact]
+        [--search-mode hybrid|lexical|vector] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+GENESIS = [str(Path(sys.executable).parent / "genesis")]
+
+# Published baselines of the development sets (R@5, R@10, MRR).
+BASELINES: dict[str, list[tuple[str, float, float, float]]] = {
+    "pallets/click": [("bm25", 0.482, 0.614, 0.491), ("bm25path", 0.214, 0.228, 0.295),
+                      ("grep", 0.503, 0.623, 0.493), ("hot", 0.344, 0.432, 0.386)],
+    "chatchat-space/Langchain-Chatchat": [
+        ("bm25", 0.402, 0.645, 0.435), ("bm25path", 0.444, 0.473, 0.466),
+        ("grep", 0.380, 0.585, 0.308), ("hot", 0.269, 0.453, 0.278)],
+}
+
+
+def git(*args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return subprocess.run(["git", *args], cwd=cwd, check=check, text=True, capture_output=True,
+                          env=env)
+
+
+def prepare_full(repo: str, source: str, data: Path) -> Path:
+    """A full-history clone of ``repo`` under ``data`` (made once)."""
+    full = data / (repo.replace("/", "+") + "-full")
+    if not (full / "HEAD").exists():
+        tmp = full.with_name(full.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        git("clone", "--quiet", "--bare", source, str(tmp))
+        tmp.rename(full)
+    return full
+
+
+def prepare_case(full: Path, case: dict[str, Any], dest: Path) -> Path:
+    """A scratch clone at ``case["parent"]`` whose history ends there (the sets' README)."""
+    shutil.rmtree(dest, ignore_errors=True)
+    git("clone", "--quiet", "--no-local", "--no-checkout", str(full), str(dest))
+    git("checkout", "--quiet", "--detach", case["parent"], cwd=dest)
+    git("remote", "remove", "origin", cwd=dest)
+    refs = git("for-each-ref", "--format=delete %(refname)", cwd=dest).stdout
+    if refs.strip():
+        subprocess.run(["git", "update-ref", "--stdin"], cwd=dest, input=refs, text=True,
+                       check=True, capture_output=True)
+    git("reflog", "expire", "--expire=now", "--all", cwd=dest)
+    git("gc", "--quiet", "--prune=now", cwd=dest)
+    if git("cat-file", "-e", case["commit"], cwd=dest, check=False).returncode == 0:
+        raise RuntimeError(f"LEAK: {case['commit']} still present in {dest}")
+    return dest
+
+
+def run_search(scratch: Path, query: str, home: Path, *, k: int = 50,
+               search_mode: str | None = None) -> list[str]:
+    """Files ranked by ``genesis search --files --json``."""
+    cmd = [*GENESIS, "search", "--files", "--json", "-k", str(k)]
+    if search_mode:
+        cmd += ["--mode", search_mode]
+    out = _run(cmd + ["--", query], scratch, home)
+    return _unique([r["path"] for r in out.get("results", [])])
+
+
+def run_impact(scratch: Path, query: str, home: Path, *, k: int = 50) -> list[str]:
+    """Files ranked by ``genesis impact --json`` (its ``files`` list)."""
+    out = _run([*GENESIS, "impact", "--json", "-k", str(k), "--", query], scratch, home)
+    files = out.get("files", [])
+    return _unique([f if isinstance(f, str) else f.get("path", "") for f in files])
+
+
+def _run(cmd: list[str], cwd: Path, home: Path) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "GENESIS_"))}
+    env["GENESIS_HOME"] = str(home)
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:3])} failed ({proc.returncode}): {proc.stderr.strip()}")
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def _unique(paths: Sequence[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for p in paths:
+        if p:
+            seen.setdefault(p, None)
+    return list(seen)
+
+
+def score(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
+    """recall@5, recall@10 and reciprocal rank of one case (the sets' README)."""
+    gold_set = set(gold)
+    if not gold_set:
+        return {"r5": 0.0, "r10": 0.0, "rr": 0.0}
+    ranked = _unique(ranked)
+    rr = next((1.0 / i for i, p in enumerate(ranked, start=1) if p in gold_set), 0.0)
+    return {"r5": len(gold_set & set(ranked[:5])) / len(gold_set),
+            "r10": len(gold_set & set(ranked[:10])) / len(gold_set), "rr": rr}
+
+
+def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mode: str,
+             search_mode: str | None, log: Any = None) -> dict[str, Any]:
+    per_case = []
+    seconds = []
+    for i, case in enumerate(cases):
+        scratch = prepare_case(full, case, data / "scratch")
+        t0 = time.perf_counter()
+        if mode == "impact":
+            ranked = run_impact(scratch, case["query"], home)
+        else:
+            ranked = run_search(scratch, case["query"], home, search_mode=search_mode)
+        seconds.append(time.perf_counter() - t0)
+        s = score(ranked, case["gold"])
+        per_case.append({**s, "parent": case["parent"], "top": ranked[:5]})
+        if log:
+            log(f"[{i + 1}/{len(cases)}] r@10 {s['r10']:.2f} rr {s['rr']:.2f} "
+                f"{seconds[-1]:.1f}s  {case['query'].splitlines()[0][:60]}")
+        shutil.rmtree(scratch, ignore_errors=True)
+    n = len(per_case)
+    return {
+        "cases": n,
+        "avg_gold": statistics.mean(len(c["gold"]) for c in cases) if cases else 0.0,
+        "r5": sum(c["r5"] for c in per_case) / n if n else 0.0,
+        "r10": sum(c["r10"] for c in per_case) / n if n else 0.0,
+        "mrr": sum(c["rr"] for c in per_case) / n if n else 0.0,
+        "s_case": statistics.mean(seconds) if seconds else 0.0,
+        "per_case": per_case,
+    }
+
+
+def table(rows: list[tuple[str, str, dict[str, Any]]]) -> str:
+    lines = ["| set | cases | avg gold | method | R@5 | R@10 | MRR | s/case |",
+             "|---|---|---|---|---|---|---|---|"]
+    for repo, label, r in rows:
+        lines.append(f"| {repo} | {r['cases']} | {r['avg_gold']:.2f} | **{label}** | "
+                     f"{r['r5']:.3f} | {r['r10']:.3f} | {r['mrr']:.3f} | {r['s_case']:.2f} |")
+        for name, r5, r10, mrr in BASELINES.get(repo, []):
+            lines.append(f"| | | | {name} | {r5:.3f} | {r10:.3f} | {mrr:.3f} | |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cases", nargs="+", type=Path, help="JSON-lines case files")
+    ap.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "genesis-localize",
+                    help="where the full clones and scratch clones go")
+    ap.add_argument("--source", action="append", default=[], metavar="OWNER/NAME=URL",
+                    help="where to clone a repository from (default: GitHub)")
+    ap.add_argument("--mode", choices=("search", "impact"), default="search")
+    ap.add_argument("--search-mode", choices=("hybrid", "lexical", "vector"), default=None)
+    ap.add_argument("--limit", type=int, default=0, help="only the first N cases of each file")
+    ap.add_argument("--json-out", type=Path, help="write per-case results here")
+    args = ap.parse_args(argv)
+    sources = dict(s.split("=", 1) for s in args.source)
+    args.data.mkdir(parents=True, exist_ok=True)
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+    details: dict[str, Any] = {}
+    for path in args.cases:
+        cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+        if args.limit:
+            cases = cases[:args.limit]
+        repo = cases[0]["repo"]
+        full = prepare_full(repo, sources.get(repo, f"https://github.com/{repo}.git"), args.data)
+        home = Path(tempfile.mkdtemp(prefix="home-", dir=args.data))
+        label = f"genesis {args.mode}" + (f" ({args.search_mode})" if args.search_mode else "")
+        print(f"{repo}: {len(cases)} cases", file=sys.stderr)
+        result = evaluate(cases, full, args.data, home, args.mode, args.search_mode,
+                          log=lambda m: print(m, file=sys.stderr))
+        shutil.rmtree(home, ignore_errors=True)
+        rows.append((repo, label, result))
+        details[repo] = result
+    print(table(rows))
+    if args.json_out:
+        args.json_out.write_text(json.dumps(details, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
