@@ -1,0 +1,235 @@
+"""The hook entry point: commit-msg trailer and enforcement, failures logged, never blocking."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from genesis_git.cli.main import app
+from genesis_git.db.connect import connect
+from genesis_git.hooks import install as inst
+from genesis_git.hooks import run as hookrun
+from genesis_git.repo import find_repo
+
+from conftest import git, write
+
+runner = CliRunner()
+REJECT_LINE = ('genesis: commit rejected: the subject names no story id (pattern '
+               '[A-Z][A-Z0-9]+-\\d+, e.g. "STORY-12: ..."; a "Story:" trailer also counts)')
+
+
+def _setup(root: Path, home: Path, session: str | None = "s-1") -> None:
+    inst.install(find_repo(root), python=sys.executable)
+    conn = connect(home / "genesis.db")
+    if session:
+        conn.execute("INSERT INTO sessions(id, project_id, worktree, status) VALUES (?,?,?,?)",
+                     (session, "repo", str(root), "active"))
+    conn.close()
+
+
+def _commit(root: Path, *args: str, env: dict[str, str] | None = None,
+            rel: str | None = None) -> subprocess.CompletedProcess[str]:
+    if rel:
+        write(root, rel, rel + "\n")
+        git(root, "add", rel)
+    return subprocess.run(["git", "commit", "-q", *args], cwd=root, text=True,
+                          capture_output=True, env=env)
+
+
+def _count(home: Path, sql: str) -> int:
+    conn = sqlite3.connect(home / "genesis.db")
+    try:
+        return int(conn.execute(sql).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_commit_msg_adds_the_session_trailer_once(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    proc = _commit(repo, "-m", "STORY-1: one", "-m", "Signed-off-by: A <a@b.c>", rel="a.txt")
+    assert proc.returncode == 0, proc.stderr
+    assert git(repo, "log", "-1", "--format=%B").strip() == (
+        "STORY-1: one\n\nSigned-off-by: A <a@b.c>\nGenesis-Session: s-1")
+    # amending keeps one trailer (git trailer semantics, addIfDifferent)
+    _commit(repo, "--amend", "--no-edit")
+    assert git(repo, "log", "-1", "--format=%B").count("Genesis-Session: s-1") == 1
+    # and running the hook twice on one file adds it once
+    msg = repo / "msg.txt"
+    msg.write_text("STORY-2: two\n")
+    assert hookrun.main(["commit-msg", str(msg)]) == 0
+    assert hookrun.main(["commit-msg", str(msg)]) == 0
+    assert msg.read_text() == "STORY-2: two\n\nGenesis-Session: s-1\n"
+
+
+def test_commit_msg_without_session_or_store_leaves_the_message(
+        repo: Path, genesis_env: Path) -> None:
+    msg = repo / "msg.txt"
+    msg.write_text("STORY-2: two\n")
+    assert hookrun.main(["commit-msg", str(msg)]) == 0  # no store at all
+    assert not (genesis_env / "genesis.db").exists()
+    _setup(repo, genesis_env, session=None)
+    assert hookrun.main(["commit-msg", str(msg)]) == 0
+    assert msg.read_text() == "STORY-2: two\n"
+    assert hookrun.main(["commit-msg"]) == 0
+
+
+def test_require_story_rejects_with_one_line(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    write(repo, ".genesis.toml", "[story]\nrequire_story = true\n")
+    proc = _commit(repo, "-m", "no story here", rel="a.txt")
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [REJECT_LINE]
+    assert git(repo, "log", "-1", "--format=%s").strip() == "initial"
+    for msg in ("STORY-9: fine", "fixup! no story here", "squash! no story here",
+                'Revert "no story here"'):
+        assert _commit(repo, "-m", msg).returncode == 0, msg
+        git(repo, "reset", "-q", "--soft", "HEAD~1")
+    assert _commit(repo, "-m", "plain subject", "-m", "Story: OPS-3").returncode == 0
+    assert _commit(repo, "--no-verify", "-m", "skips the check", rel="b.txt").returncode == 0
+
+
+def test_require_story_exempts_merges(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    git(repo, "checkout", "-q", "-b", "feature")
+    assert _commit(repo, "-m", "STORY-4: on a branch", rel="f.txt").returncode == 0
+    git(repo, "checkout", "-q", "main")
+    _commit(repo, "-m", "STORY-4: on main", rel="m.txt")
+    write(repo, ".genesis.toml", "[story]\nrequire_story = true\n")
+    proc = subprocess.run(["git", "merge", "--no-ff", "-q", "--no-edit", "feature"], cwd=repo,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    body = git(repo, "log", "-1", "--format=%B")
+    assert body.startswith("Merge branch 'feature'")
+    assert "Genesis-Session" not in body
+    # a merge commit binds nothing of its own; both branch commits stay linked
+    assert _count(genesis_env, "SELECT COUNT(*) FROM story_links") == 2
+
+
+def test_the_hook_path_imports_no_typer_rich_or_numpy(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    assert _commit(repo, "-m", "STORY-5: light", rel="l.txt").returncode == 0
+    probe = ("import sys\nfrom genesis_git.hooks import run\n"
+             "open('m.txt','w').write('STORY-5: x\\n')\n"
+             "for argv in (['commit-msg', 'm.txt'], ['post-commit']):\n"
+             "    assert run.main(argv) == 0\n"
+             "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+             "{'typer', 'rich', 'numpy', 'click'})\nprint(heavy)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+    assert proc.stderr == ""
+
+
+def test_a_locked_store_never_loses_the_commit(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    holder = sqlite3.connect(genesis_env / "genesis.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    env = dict(os.environ, GENESIS_BUSY_TIMEOUT_MS="50")
+    try:
+        proc = _commit(repo, "-m", "STORY-6: while locked", env=env, rel="x.txt")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert proc.returncode == 0
+    log = genesis_env / "hooks.log"
+    lines = proc.stderr.splitlines()
+    assert lines == [
+        "genesis: warning: post-commit hook failed (OperationalError: database is locked); "
+        f"the commit is kept; details in {log}; `genesis story rebuild` recovers"]
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    assert git(repo, "log", "-1", "--format=%s").strip() == "STORY-6: while locked"
+    assert "Traceback (most recent call last)" in log.read_text()
+    res = runner.invoke(app, ["doctor", "--json"])
+    checks = {c["name"]: c for c in json.loads(res.output)["checks"]}
+    assert checks["hook failures"]["status"] == "warn"
+    assert checks["hook failures"]["message"].startswith(
+        "1 hook run(s) failed, last ")
+    assert "in post-commit: OperationalError: database is locked (log: " in \
+        checks["hook failures"]["message"]
+    res = runner.invoke(app, ["story", "rebuild"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[-1] == "cleared 1 logged hook failures"
+    assert _count(genesis_env, f"SELECT COUNT(*) FROM story_links WHERE target_ref='{sha}'") == 1
+    res = runner.invoke(app, ["doctor", "--json"])
+    checks = {c["name"]: c for c in json.loads(res.output)["checks"]}
+    assert checks["hook failures"] == {"name": "hook failures", "status": "ok",
+                                       "message": "none recorded", "fix": ""}
+
+
+def test_an_unwritable_store_logs_beside_git(repo: Path, genesis_env: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    inst.install(find_repo(repo), python=sys.executable)
+    blocker = repo.parent / "a-file"
+    blocker.write_text("not a folder\n")
+    monkeypatch.setenv("GENESIS_HOME", str(blocker / "store"))
+    proc = _commit(repo, "-m", "STORY-7: nowhere to write", rel="y.txt")
+    assert proc.returncode == 0
+    fallback = repo / ".git" / "genesis-hooks.log"
+    assert proc.stderr.splitlines() == [
+        "genesis: warning: post-commit hook failed (NotADirectoryError: [Errno 20] Not a "
+        f"directory: '{blocker / 'store'}'); the commit is kept; details in {fallback}; "
+        "`genesis story rebuild` recovers"]
+    res = runner.invoke(app, ["doctor"])
+    assert "[warn] hook failures: 1 hook run(s) failed" in res.output
+    assert f"(log: {fallback})" in res.output
+
+
+def test_failures_outside_a_repository_still_exit_0(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert hookrun.main(["post-commit"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"genesis: warning: post-commit hook failed (EnvironmentProblem: {tmp_path}: "
+                   "not a git repository (run genesis inside a git working tree, or `git init` "
+                   "first)); the commit is kept; the log could not be written; "
+                   "`genesis story rebuild` recovers"]
+
+
+def test_entry_point_usage_and_switch(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert hookrun.main([]) == 2
+    assert hookrun.main(["pre-push"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "usage: python -m genesis_git.hooks.run {commit-msg|post-commit|post-rewrite} [args]"] * 2
+    monkeypatch.setenv("GENESIS_HOOKS", "0")
+    assert hookrun.main(["pre-push"]) == 0
+
+
+def test_post_rewrite_without_pairs_or_store_does_nothing(
+        repo: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert hookrun.main(["post-rewrite", "amend"]) == 0
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{'a' * 40} {'a' * 40}\n"))
+    assert hookrun.main(["post-rewrite", "rebase"]) == 0
+    head = git(repo, "rev-parse", "HEAD").strip()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{'b' * 40} {head}\n"))
+    assert hookrun.main(["post-rewrite", "rebase"]) == 0  # "initial" names no story
+    assert not (genesis_env / "genesis.db").exists()
+
+
+def test_indexing_failure_after_binding_only_logs(repo: Path, genesis_env: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from genesis_git.story import binding
+
+    def boom(*_a: object, **_k: object) -> int:
+        raise RuntimeError("indexer exploded")
+
+    monkeypatch.setattr(binding, "index_blobs", boom)
+    write(repo, "z.txt", "z\n")
+    git(repo, "add", "z.txt")
+    git(repo, "commit", "-q", "-m", "STORY-8: index me")
+    assert hookrun.main(["post-commit"]) == 0
+    assert capsys.readouterr().err.startswith(
+        "genesis: warning: post-commit (indexing) hook failed (RuntimeError: indexer exploded)")
+    assert _count(genesis_env, "SELECT COUNT(*) FROM story_links") == 1
