@@ -148,7 +148,7 @@ def test_max_chunks_warns_but_still_searches(repo: Path) -> None:
     res = ok("search", "contrast", "--json")
     data = json.loads(res.stdout)
     assert data["results"]
-    chunks = load_index(open_library(repo))["chunks"]
+    chunks = load_index(open_library(repo))["chunks"]["id"]
     warning = (f"the library has {len(chunks)} chunks, more than design.max_chunks=10; "
                "search still runs")
     assert warning in data["warnings"]

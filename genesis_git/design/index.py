@@ -4,8 +4,8 @@ Both are rebuilt from ``manifest.json`` whenever it changes, deterministically,
 so they are byte-identical for the same manifest and configuration.
 
 ``index.json`` is self-describing for the reader ``query.mjs``: besides the
-postings (``term → [[chunk, tf], …]``), per-chunk length normalisation and
-per-term idf, it carries the tokenizer's stopwords and stop characters, the
+postings (``term → [chunk, tf, chunk, tf, …]``), chunks as columns (id, card,
+section, length normalisation ``norm``, text) and per-term idf, it carries the tokenizer's stopwords and stop characters, the
 merged synonym groups, the area vocabulary and the profile's active areas.
 The reader therefore never duplicates those tables, and both readers compute
 the same floating-point operations on the same stored numbers.
@@ -150,24 +150,26 @@ def build_index(cards: list[dict[str, Any]], chunks: list[dict[str, Any]], *,
     term_lists = [tokenize(c["text"]) for c in chunks]
     n = len(chunks)
     avg = (sum(len(t) for t in term_lists) / n) if n else 0.0
-    postings: dict[str, list[list[int]]] = {}
-    entries: list[dict[str, Any]] = []
+    postings: dict[str, list[int]] = {}
+    columns: dict[str, list[Any]] = {"id": [], "card": [], "section": [], "norm": [], "text": []}
     for ci, (chunk, terms) in enumerate(zip(chunks, term_lists, strict=True)):
         counts: dict[str, int] = {}
         for t in terms:
             counts[t] = counts.get(t, 0) + 1
         for t, tf in counts.items():
-            postings.setdefault(t, []).append([ci, tf])
-        norm = K1 * (1 - B + B * len(terms) / avg) if avg else K1
-        entries.append({"id": chunk["chunkId"], "card": position[chunk["cardId"]],
-                        "section": chunk["section"], "len": len(terms), "norm": norm,
-                        "text": chunk["text"]})
+            postings.setdefault(t, []).extend((ci, tf))
+        columns["id"].append(chunk["chunkId"])
+        columns["card"].append(position[chunk["cardId"]])
+        columns["section"].append(chunk["section"])
+        columns["norm"].append(K1 * (1 - B + B * len(terms) / avg) if avg else K1)
+        columns["text"].append(chunk["text"])
     ordered = dict(sorted(postings.items()))
-    idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in ordered.items()}
+    idf = {t: math.log(1 + (n - len(p) // 2 + 0.5) / (len(p) // 2 + 0.5))
+           for t, p in ordered.items()}
     terms_by_area = area_terms()
     spans: dict[int, list[int]] = {}
-    for ci, entry in enumerate(entries):
-        span = spans.setdefault(entry["card"], [ci, ci + 1])
+    for ci, owner in enumerate(columns["card"]):
+        span = spans.setdefault(owner, [ci, ci + 1])
         span[1] = ci + 1
     return {
         "schemaVersion": SCHEMA_VERSION,
@@ -183,7 +185,7 @@ def build_index(cards: list[dict[str, Any]], chunks: list[dict[str, Any]], *,
         "avgLen": avg,
         "cards": [_card_entry(c, terms_by_area, spans.get(i, [0, 0]))
                   for i, c in enumerate(cards)],
-        "chunks": entries,
+        "chunks": columns,
         "idf": idf,
         "postings": ordered,
     }
@@ -235,7 +237,7 @@ def load_index(lib: Library) -> dict[str, Any]:
     if not target.is_file():
         raise LibraryUnavailable(f"{shown} is missing", hint=hint)
     try:
-        data = json.loads(target.read_text(encoding="utf-8"))
+        data = json.loads(target.read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LibraryUnavailable(f"{shown} is corrupt: {exc}", hint=hint) from None
     if not isinstance(data, dict) or any(k not in data for k in _REQUIRED):
@@ -243,6 +245,9 @@ def load_index(lib: Library) -> dict[str, Any]:
     if data["tokenizer"] != TOKENIZER_VERSION:
         raise LibraryUnavailable(f"{shown} was built with tokenizer {data['tokenizer']}",
                                  hint=hint)
-    if not isinstance(data["chunks"], list) or not isinstance(data["postings"], dict):
+    chunks = data["chunks"]
+    if (not isinstance(chunks, dict) or not isinstance(data["postings"], dict)
+            or any(not isinstance(chunks.get(k), list) or len(chunks[k]) != len(chunks["id"])
+                   for k in ("id", "card", "section", "norm", "text"))):
         raise LibraryUnavailable(f"{shown} is corrupt: bad chunks or postings", hint=hint)
     return data

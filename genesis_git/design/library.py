@@ -17,7 +17,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +97,8 @@ def inside_repo(repo_root: Path, given: str | Path, *, what: str) -> Path:
 
 def reader_bytes() -> bytes:
     """The packaged zero-dependency reader, ``query.mjs``."""
+    from importlib import resources
+
     return resources.files("genesis_git.design").joinpath(READER).read_bytes()
 
 
@@ -313,7 +314,7 @@ def stats(lib: Library) -> dict[str, Any]:
     try:
         index = load_index(lib)
         index_info.update(available=True, terms=len(index["postings"]),
-                          chunks=len(index["chunks"]))
+                          chunks=len(index["chunks"]["id"]))
     except LibraryUnavailable as exc:
         index_info["problem"] = exc.message
     refs_dir = lib.path(REFS)

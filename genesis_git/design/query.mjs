@@ -139,17 +139,24 @@ function search(index, query, top) {
   const params = index.params;
   const terms = makeAnalyzer(index)(query);
   const { postings, idf, chunks, cards } = index;
+  const norms = chunks.norm;
+  const owners = chunks.card;
+  const nChunks = owners.length;
   const k1p1 = params.k1 + 1;
   const acc = new Map();
   for (const qt of terms) {
     const plist = Object.hasOwn(postings, qt.term) ? postings[qt.term] : null;
     if (!plist || plist.length === 0) continue;
     const w = qt.weight * idf[qt.term];
-    for (const [ci, tf] of plist) acc.set(ci, (acc.get(ci) ?? 0.0) + w * tf * k1p1 / (tf + chunks[ci].norm));
+    for (let i = 0; i < plist.length; i += 2) {
+      const ci = plist[i];
+      const tf = plist[i + 1];
+      acc.set(ci, (acc.get(ci) ?? 0.0) + w * tf * k1p1 / (tf + norms[ci]));
+    }
   }
   const best = new Map();
   for (const ci of [...acc.keys()].sort((a, b) => a - b)) {
-    const owner = chunks[ci].card;
+    const owner = owners[ci];
     const score = acc.get(ci);
     if (!best.has(owner) || score > best.get(owner)[0]) best.set(owner, [score, ci]);
   }
@@ -177,7 +184,7 @@ function search(index, query, top) {
     const raw = bm25 + tokenBoost + profileBoost;
     const score = card.weight * card.licenseFactor * raw;
     if (ci < 0) ci = card.chunks[0];
-    const chunk = ci >= 0 && ci < chunks.length ? chunks[ci] : { section: "", text: "" };
+    const inside = ci >= 0 && ci < nChunks;
     results.push({
       cardId: card.id,
       title: card.title,
@@ -186,8 +193,8 @@ function search(index, query, top) {
         bm25: rnd(bm25), tokenBoost: rnd(tokenBoost), profileBoost: rnd(profileBoost),
         weight: card.weight, licenseFactor: card.licenseFactor,
       },
-      section: chunk.section,
-      snippet: chunk.text,
+      section: inside ? chunks.section[ci] : "",
+      snippet: inside ? chunks.text[ci] : "",
       tags: card.tags,
       tokens: card.tokens,
       images: card.images,
@@ -197,8 +204,8 @@ function search(index, query, top) {
   results.sort((a, b) => (b.score - a.score) || (a.cardId < b.cardId ? -1 : a.cardId > b.cardId ? 1 : 0));
   results = results.slice(0, top);
   const warnings = [];
-  if (chunks.length > params.maxChunks) {
-    warnings.push(`the library has ${chunks.length} chunks, more than design.max_chunks=${params.maxChunks}; search still runs`);
+  if (nChunks > params.maxChunks) {
+    warnings.push(`the library has ${nChunks} chunks, more than design.max_chunks=${params.maxChunks}; search still runs`);
   }
   for (const r of results) {
     if (r.breakdown.licenseFactor !== 1) warnings.push(`${r.cardId}: license unknown; ranked lower and kept out of briefs`);
@@ -256,11 +263,16 @@ function loadIndex(path) {
     fail(`${path} is corrupt: ${err.message}`, hint);
   }
   if (index === null || typeof index !== "object" || REQUIRED.some((k) => !(k in index)) ||
-      !Array.isArray(index.chunks) || !Array.isArray(index.cards)) {
+      !Array.isArray(index.cards)) {
     fail(`${path} is corrupt: required fields are missing`, hint);
   }
   if (index.tokenizer !== TOKENIZER) fail(`${path} uses tokenizer ${index.tokenizer}; this reader knows ${TOKENIZER}`, hint);
-  if (index.chunks.length === 0) fail(`${path} is empty: the library has no cards`, "run `genesis design ingest rules`");
+  const chunks = index.chunks;
+  if (chunks === null || typeof chunks !== "object" ||
+      ["id", "card", "section", "norm", "text"].some((k) => !Array.isArray(chunks[k]) || chunks[k].length !== chunks.id.length)) {
+    fail(`${path} is corrupt: bad chunks`, hint);
+  }
+  if (chunks.id.length === 0) fail(`${path} is empty: the library has no cards`, "run `genesis design ingest rules`");
   return index;
 }
 

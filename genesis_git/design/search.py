@@ -62,6 +62,9 @@ def search_index(index: Mapping[str, Any], query: str, top: int = 5) -> dict[str
     postings = index["postings"]
     idf = index["idf"]
     chunks = index["chunks"]
+    norms = chunks["norm"]
+    owners = chunks["card"]
+    n_chunks = len(owners)
     cards = index["cards"]
     k1p1 = params["k1"] + 1
     acc: dict[int, float] = {}
@@ -70,11 +73,12 @@ def search_index(index: Mapping[str, Any], query: str, top: int = 5) -> dict[str
         if not plist:
             continue
         w = qt.weight * idf[qt.term]
-        for ci, tf in plist:
-            acc[ci] = acc.get(ci, 0.0) + w * tf * k1p1 / (tf + chunks[ci]["norm"])
+        for i in range(0, len(plist), 2):
+            ci, tf = plist[i], plist[i + 1]
+            acc[ci] = acc.get(ci, 0.0) + w * tf * k1p1 / (tf + norms[ci])
     best: dict[int, tuple[float, int]] = {}
     for ci in sorted(acc):
-        owner = chunks[ci]["card"]
+        owner = owners[ci]
         score = acc[ci]
         if owner not in best or score > best[owner][0]:
             best[owner] = (score, ci)
@@ -104,7 +108,7 @@ def search_index(index: Mapping[str, Any], query: str, top: int = 5) -> dict[str
         score = card["weight"] * card["licenseFactor"] * raw
         if ci < 0:
             ci = card["chunks"][0]
-        chunk = chunks[ci] if 0 <= ci < len(chunks) else {"section": "", "text": ""}
+        inside = 0 <= ci < n_chunks
         results.append({
             "cardId": card["id"],
             "title": card["title"],
@@ -112,8 +116,8 @@ def search_index(index: Mapping[str, Any], query: str, top: int = 5) -> dict[str
             "breakdown": {"bm25": rnd(bm25), "tokenBoost": rnd(token_boost),
                           "profileBoost": rnd(profile_boost), "weight": card["weight"],
                           "licenseFactor": card["licenseFactor"]},
-            "section": chunk["section"],
-            "snippet": chunk["text"],
+            "section": chunks["section"][ci] if inside else "",
+            "snippet": chunks["text"][ci] if inside else "",
             "tags": card["tags"],
             "tokens": card["tokens"],
             "images": card["images"],
@@ -121,8 +125,8 @@ def search_index(index: Mapping[str, Any], query: str, top: int = 5) -> dict[str
         })
     results.sort(key=lambda r: (-r["score"], r["cardId"]))
     results = results[:top]
-    if len(chunks) > params["maxChunks"]:
-        warnings.append(f"the library has {len(chunks)} chunks, more than "
+    if n_chunks > params["maxChunks"]:
+        warnings.append(f"the library has {n_chunks} chunks, more than "
                         f"design.max_chunks={params['maxChunks']}; search still runs")
     for r in results:
         if r["breakdown"]["licenseFactor"] != 1:
