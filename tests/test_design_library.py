@@ -83,6 +83,28 @@ def test_rag_a_repeated_ingest_leaves_the_manifest_byte_identical(repo: Path) ->
     assert all(len(c["text"]) <= 400 for c in chunks)
 
 
+def test_rag_a_holds_for_every_source(repo: Path) -> None:
+    from test_design_support import ROOT, copy_inbox, write_manifest
+
+    write(repo, "ux/a.md", "# Cards\n\nCard radius is 16vp.\n")
+    copy_inbox(repo, unknown_license_for_empty=True)
+    write_manifest(repo / "other" / "manifest.json", [{
+        "id": "X-1", "title": "Imported", "tags": ["x"],
+        "source": {"kind": "official", "ref": "r", "license": "CC0-1.0"}}])
+    (repo / "baseline.json").write_bytes((ROOT / "examples" / "baseline.json").read_bytes())
+    steps = [("ingest", "docs", "ux"), ("ingest", "inbox"),
+             ("ingest", "manifest", "other/manifest.json"),
+             ("capture", "--baseline", "baseline.json", "--confirmed")]
+    for step in steps:
+        ok(*step)
+    files = snapshot(repo / LIB)
+    for step in steps:
+        ok(*step)
+    assert snapshot(repo / LIB) == files
+    ids = [c["id"] for c in json.loads((repo / LIB / "manifest.json").read_text("utf-8"))["cards"]]
+    assert ids == ["DSG-0001", "DSG-0002", "DSG-0003", "DSG-0004", "DSG-0005", "DSG-0006"]
+
+
 def test_every_rule_card_cites_a_public_guideline_with_thresholds(repo: Path) -> None:
     ok("ingest", "rules")
     cards = json.loads((repo / LIB / "manifest.json").read_text("utf-8"))["cards"]

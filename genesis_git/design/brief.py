@@ -111,6 +111,7 @@ def brief(lib: Library, task: str | None = None, *, out: str | Path | None = Non
         warnings.append(f"design library unavailable: {exc}")
         picks, available = [], False
     if picks:
+        quoted = query.replace("\\", "\\\\").replace('"', '\\"')
         head = [
             "# Design brief", "",
             f"- task: {query}",
@@ -119,7 +120,7 @@ def brief(lib: Library, task: str | None = None, *, out: str | Path | None = Non
             head.append(f"- request: #{req.id}")
         head += [
             f"- cards: {', '.join(c['id'] for c, _ in picks)}",
-            f"- more: node {lib.display(lib.root)}/query.mjs \"{query}\" --top 5",
+            f"- more: node {lib.display(lib.root)}/query.mjs \"{quoted}\" --top 5",
             "",
             "References are evidence for discussion, not acceptance criteria: verify on the "
             "device (screenshot, layout tree, measured values).",
