@@ -1,9 +1,10 @@
 """Commits as the ledger sees them: metadata, story ids, changed files.
 
-Story ids are read from the subject line (with ``story.pattern``) and from
-``Story:`` trailers (taken as they are, comma or space separated).  The body's
-prose is not scanned, so that "follows STORY-11" or "UTF-8" in a paragraph binds
-nothing.  Changed files come from ``git diff-tree --stdin`` in one call for a
+Story ids are read with ``story.pattern`` from the subject line, from ids that
+open a line of the body (``STORY-8: …``, the shape a squash leaves behind) and
+from ``Story:`` trailers (taken as they are, comma or space separated).  Other
+prose is not scanned, so that "follows STORY-11" or "UTF-8" inside a sentence
+binds nothing.  Changed files come from ``git diff-tree --stdin`` in one call for a
 whole batch of commits; a merge is compared with its first parent.
 """
 
@@ -150,27 +151,54 @@ def ids_in_text(text: str, pattern: str) -> list[str]:
     return [m.group(0) for m in _compiled(pattern).finditer(text)]
 
 
-def story_ids(commit: CommitInfo, pattern: str) -> list[str]:
-    """Story ids of a commit: pattern matches in the subject, then ``Story:`` trailer values."""
-    found = ids_in_text(commit.subject, pattern)
-    for value in commit.trailer_values(STORY_TRAILER):
+@lru_cache(maxsize=16)
+def _head(pattern: str) -> re.Pattern[str]:
+    """Ids that open a line: ``STORY-12: …``, ``[STORY-12] …``, ``STORY-1, STORY-2 - …``."""
+    return re.compile(rf"^\s*[\[(]?\s*((?:{pattern}))\s*[\])]?\s*[:,;/\-–—]?\s*")
+
+
+def head_ids(line: str, pattern: str) -> tuple[list[str], str]:
+    """The ids at the start of ``line`` and the rest of the line."""
+    found: list[str] = []
+    head = _head(pattern)
+    while True:
+        m = head.match(line)
+        if not m or not m.group(0) or not _compiled(pattern).fullmatch(m.group(1)):
+            return found, line
+        found.append(m.group(1))
+        line = line[m.end():]
+
+
+def _unique(ids: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _ids(subject: str, body_lines: Iterable[str], story_values: Iterable[str],
+         pattern: str) -> list[str]:
+    found = ids_in_text(subject, pattern)
+    for line in body_lines:
+        found.extend(head_ids(line, pattern)[0])
+    for value in story_values:
         found.extend(v for v in re.split(r"[,\s]+", value) if v)
-    seen: dict[str, None] = {}
-    for sid in found:
-        seen.setdefault(sid, None)
-    return list(seen)
+    return _unique(found)
+
+
+def story_ids(commit: CommitInfo, pattern: str) -> list[str]:
+    """Story ids of a commit: the subject, ids that open a body line, ``Story:`` trailers."""
+    return _ids(commit.subject, commit.message.splitlines()[1:],
+                commit.trailer_values(STORY_TRAILER), pattern)
 
 
 def message_story_ids(message: str, pattern: str) -> list[str]:
     """Story ids of a message that is not committed yet (the commit-msg hook)."""
     lines = _message_lines(message)
-    subject = " ".join(_first_paragraph(lines))
-    found = ids_in_text(subject, pattern)
+    first = _first_paragraph(lines)
+    values = []
     for line in lines:
         key, sep, value = line.partition(":")
         if sep and key.strip().lower() == STORY_TRAILER:
-            found.extend(v for v in re.split(r"[,\s]+", value) if v)
-    return found
+            values.append(value)
+    return _ids(" ".join(first), lines, values, pattern)
 
 
 SCISSORS = "# ------------------------ >8 ------------------------"
@@ -206,11 +234,4 @@ def is_exempt(message: str) -> bool:
 
 def title_from_subject(subject: str, pattern: str) -> str:
     """``"STORY-12: Add a discount code"`` gives ``"Add a discount code"``."""
-    rest = subject
-    head = re.compile(rf"^\s*[\[(]?\s*(?:{pattern})\s*[\])]?\s*[:,;/\-–—]?\s*")
-    while True:
-        m = head.match(rest)
-        if not m or not m.group(0):
-            break
-        rest = rest[m.end():]
-    return rest.strip() or subject.strip()
+    return head_ids(subject, pattern)[1].strip() or subject.strip()

@@ -1,0 +1,286 @@
+"""Late binding with the installed hooks firing: commit, amend, rebase -i, cherry-pick, revert, merge."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from genesis_git.cli.main import app
+from genesis_git.config import load_config
+from genesis_git.db.connect import connect
+from genesis_git.hooks import install as inst
+from genesis_git.hooks import run as hookrun
+from genesis_git.repo import find_repo
+from genesis_git.story import binding
+
+from conftest import git, write
+
+runner = CliRunner()
+
+
+def _setup(root: Path, home: Path, notes: tuple[tuple[str, str], ...] = ()) -> None:
+    inst.install(find_repo(root), python=sys.executable)
+    conn = connect(home / "genesis.db")
+    conn.execute("INSERT INTO sessions(id, project_id, worktree, status) VALUES "
+                 "('s-1', 'repo', ?, 'active')", (str(root),))
+    for role, text in notes:
+        conn.execute("INSERT INTO session_artifacts(session_id, project_id, artifact_role, "
+                     "summary) VALUES ('s-1', 'repo', ?, ?)", (role, text))
+    conn.close()
+
+
+def _commit(root: Path, msg: str, files: dict[str, str | None] | None = None,
+            *extra: str) -> str:
+    for rel, text in (files or {}).items():
+        if text is None:
+            git(root, "rm", "-q", rel)
+        else:
+            write(root, rel, text)
+            git(root, "add", rel)
+    git(root, "commit", "-q", "-m", msg, *extra)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def _q(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(home / "genesis.db")
+    try:
+        return [tuple(r) for r in conn.execute(sql, args)]
+    finally:
+        conn.close()
+
+
+def _links(home: Path, story: str) -> list[str]:
+    return [r[0] for r in _q(home, "SELECT target_ref FROM story_links WHERE story_id=? AND "
+                                   "link_type='commit' ORDER BY id", story)]
+
+
+def _context(story: str) -> dict[str, Any]:
+    res = runner.invoke(app, ["story", "context", story, "--json"])
+    assert res.exit_code == 0, res.output
+    return dict(json.loads(res.output))
+
+
+def _rebase(root: Path, *args: str, seq: str = "true", editor: str = "true") -> None:
+    env = dict(os.environ, GIT_SEQUENCE_EDITOR=seq, GIT_EDITOR=editor)
+    proc = subprocess.run(["git", "rebase", "-q", *args], cwd=root, env=env, text=True,
+                          capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_late_binding_end_to_end(repo: Path, genesis_env: Path) -> None:
+    inst.install(find_repo(repo), python=sys.executable)
+    res = runner.invoke(app, ["session", "start", "--doc", "docs/req/orders.md"])
+    assert res.exit_code == 0, res.output
+    for args in (["orders get a discount_code column", "--role", "decision",
+                  "--path", "db/schema.sql", "--section", "orders"],
+                 ["old clients ignore unknown fields", "--role", "risk"]):
+        assert runner.invoke(app, ["session", "note", *args]).exit_code == 0
+    base = git(repo, "rev-parse", "HEAD").strip()
+
+    # a commit without a story id binds nothing; the notes wait
+    wip = _commit(repo, "wip: scratch", {"scratch.txt": "x\n"})
+    assert _q(genesis_env, "SELECT COUNT(*) FROM story_records") == [(0,)]
+    assert _q(genesis_env, "SELECT COUNT(*) FROM session_artifacts WHERE bound_commit IS NULL") \
+        == [(2,)]
+
+    sha = _commit(repo, "STORY-12: add a discount code", {
+        "db/schema.sql": "CREATE TABLE orders (id INTEGER, discount_code TEXT);\n",
+        "src/shop/discount.py": "def apply(code):\n    return code\n",
+        "README.md": None,
+    })
+    assert "Genesis-Session: s-" in git(repo, "log", "-1", "--format=%B")
+    ctx = _context("STORY-12")
+    story = ctx["story"]
+    assert (story["title"], story["status"], story["baseline_commit_sha"]) == (
+        "add a discount code", "in_progress", wip)
+    assert ctx["commits"] == [{
+        "sha": sha, "short": sha[:10], "date": git(repo, "log", "-1", "--format=%aI").strip(),
+        "author": "Test User <test@example.com>", "subject": "STORY-12: add a discount code"}]
+    assert ctx["files"] == [{"path": "README.md", "change": "removed"},
+                            {"path": "db/schema.sql", "change": "updated"},
+                            {"path": "src/shop/discount.py", "change": "added"}]
+    assert list(ctx["artifacts"]) == ["requirement", "decision", "risk"]
+    req = ctx["artifacts"]["requirement"][0]
+    assert (req["path"], req["change_type"], req["doc_version"]) == (
+        "docs/req/orders.md", "linked", git(repo, "rev-parse", f"{base}:docs/req/orders.md").strip())
+    dec = ctx["artifacts"]["decision"][0]
+    assert (dec["summary"], dec["path"], dec["section"]) == (
+        "orders get a discount_code column", "db/schema.sql", "orders")
+    assert _q(genesis_env, "SELECT DISTINCT bound_commit FROM session_artifacts") == [(sha,)]
+    # the blobs of the commit are in the cache
+    blob = git(repo, "rev-parse", "HEAD:src/shop/discount.py").strip()
+    assert _q(genesis_env, "SELECT status FROM rag_blob_cache WHERE blob_sha=?", blob) == [
+        ("ready",)]
+
+    # running post-commit again adds nothing
+    counts = "SELECT (SELECT COUNT(*) FROM story_links), (SELECT COUNT(*) FROM story_artifacts)"
+    before = _q(genesis_env, counts)
+    assert hookrun.main(["post-commit"]) == 0
+    assert _q(genesis_env, counts) == before
+    # a second commit of the story has no notes left to bind
+    _commit(repo, "STORY-12: tests", {"tests/test_discount.py": "def test():\n    pass\n"})
+    ctx = _context("STORY-12")
+    assert len(ctx["commits"]) == 2
+    assert sum(len(v) for v in ctx["artifacts"].values()) == 3
+
+
+def test_ids_from_subject_body_heads_and_story_trailer(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env, (("note", "shared"),))
+    sha = _commit(repo, "STORY-1, STORY-2: shared work", {"a.txt": "a\n"},
+                  "-m", "follows STORY-99 and UTF-8 fixes\nSTORY-3: squashed in",
+                  "-m", "Story: OPS-9")
+    rows = _q(genesis_env, "SELECT story_id, target_ref FROM story_links ORDER BY story_id")
+    assert rows == [(s, sha) for s in ("OPS-9", "STORY-1", "STORY-2", "STORY-3")]
+    # the note is bound to every story of the commit
+    assert _q(genesis_env, "SELECT COUNT(*) FROM story_artifacts WHERE doc_id LIKE "
+                           "'session-artifact:%'") == [(4,)]
+    assert _q(genesis_env, "SELECT title FROM story_records WHERE story_id='STORY-1'") == [
+        ("shared work",)]
+
+
+def test_no_verify_still_binds(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env, (("decision", "d"),))
+    sha = _commit(repo, "STORY-4: skipped verify", {"v.txt": "v\n"}, "--no-verify")
+    assert "Genesis-Session" not in git(repo, "log", "-1", "--format=%B")
+    assert _links(genesis_env, "STORY-4") == [sha]
+    assert _q(genesis_env, "SELECT bound_commit FROM session_artifacts") == [(sha,)]
+
+
+def test_amend_moves_everything_to_the_new_commit(repo: Path, genesis_env: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _setup(repo, genesis_env, (("analysis", "why"),))
+    old = _commit(repo, "STORY-5: first", {"a.txt": "a\n"})
+    write(repo, "b.txt", "b\n")
+    git(repo, "add", "b.txt")
+    git(repo, "commit", "-q", "--amend", "-m", "STORY-5: first, better")
+    new = git(repo, "rev-parse", "HEAD").strip()
+    assert _links(genesis_env, "STORY-5") == [new]
+    assert _q(genesis_env, "SELECT COUNT(*) FROM story_artifacts WHERE doc_id=?", old) == [(0,)]
+    assert _q(genesis_env, "SELECT bound_commit FROM session_artifacts") == [(new,)]
+    assert _context("STORY-5")["files"] == [{"path": "a.txt", "change": "added"},
+                                            {"path": "b.txt", "change": "added"}]
+    # replaying the same rewrite in-process changes nothing
+    before = _q(genesis_env, "SELECT * FROM story_artifacts ORDER BY id")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{old} {new}\n"))
+    assert hookrun.main(["post-rewrite", "amend"]) == 0
+    assert _q(genesis_env, "SELECT * FROM story_artifacts ORDER BY id") == before
+
+
+def test_amend_can_add_the_story_id_late(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env, (("risk", "r"),))
+    _commit(repo, "wip", {"w.txt": "w\n"})
+    assert _q(genesis_env, "SELECT COUNT(*) FROM story_links") == [(0,)]
+    git(repo, "commit", "-q", "--amend", "-m", "STORY-6: now with a story")
+    new = git(repo, "rev-parse", "HEAD").strip()
+    assert _links(genesis_env, "STORY-6") == [new]
+    assert _q(genesis_env, "SELECT bound_commit FROM session_artifacts") == [(new,)]
+
+
+def test_rebase_autosquash_then_squash(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    c1 = _commit(repo, "STORY-7: one", {"one.txt": "1\n"})
+    c2 = _commit(repo, "STORY-8: two", {"two.txt": "2\n"})
+    c3 = _commit(repo, "fixup! STORY-7: one", {"one.txt": "1 fixed\n"})
+    _rebase(repo, "-i", "--autosquash", base)
+    new1, new2 = git(repo, "rev-list", "--reverse", f"{base}..HEAD").split()
+    assert _links(genesis_env, "STORY-7") == [new1]
+    assert _links(genesis_env, "STORY-8") == [new2]
+    assert not _q(genesis_env, "SELECT * FROM story_links WHERE target_ref IN (?,?,?)",
+                  c1, c2, c3)
+    assert _q(genesis_env, "SELECT baseline_commit_sha FROM story_records WHERE "
+                           "story_id='STORY-8'") == [(new1,)]
+
+    _rebase(repo, "-i", base, seq="sed -i -e '2s/^pick/squash/'")
+    squashed = git(repo, "rev-parse", "HEAD").strip()
+    assert git(repo, "log", "-1", "--format=%B").split("\n\n")[:3] == [
+        "STORY-7: one", "Genesis-Session: s-1", "STORY-8: two"]
+    assert _links(genesis_env, "STORY-7") == [squashed]
+    assert _links(genesis_env, "STORY-8") == [squashed]
+    assert _context("STORY-8")["files"] == [{"path": "one.txt", "change": "added"},
+                                            {"path": "two.txt", "change": "added"}]
+    assert _q(genesis_env, "SELECT baseline_commit_sha FROM story_records WHERE "
+                           "story_id='STORY-8'") == [(base,)]
+
+
+def test_post_commit_waits_for_post_rewrite_during_a_rebase(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    c1 = _commit(repo, "STORY-9: one", {"one.txt": "1\n"})
+    _commit(repo, "STORY-10: two", {"two.txt": "2\n"})
+    env = dict(os.environ, GIT_SEQUENCE_EDITOR="sed -i -e '1s/^pick/edit/'")
+    subprocess.run(["git", "rebase", "-q", "-i", base], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    assert (repo / ".git" / "rebase-merge").is_dir()
+    git(repo, "commit", "-q", "--amend", "-m", "STORY-11: one, renamed")
+    assert _links(genesis_env, "STORY-11") == []  # nothing while the rebase runs
+    assert _links(genesis_env, "STORY-9") == [c1]
+    subprocess.run(["git", "rebase", "--continue"], cwd=repo, check=True, capture_output=True)
+    new1, new2 = git(repo, "rev-list", "--reverse", f"{base}..HEAD").split()
+    assert _links(genesis_env, "STORY-9") == []
+    assert _links(genesis_env, "STORY-11") == [new1]
+    assert _links(genesis_env, "STORY-10") == [new2]
+
+
+def test_cherry_pick_binds_the_picked_commits(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    git(repo, "checkout", "-q", "-b", "other")
+    a = _commit(repo, "STORY-13: a", {"a13.txt": "a\n"})
+    b = _commit(repo, "STORY-13: b", {"b13.txt": "b\n"})
+    git(repo, "checkout", "-q", "main")
+    git(repo, "cherry-pick", a, b)
+    picked = git(repo, "rev-list", "--reverse", "HEAD~2..HEAD").split()
+    assert _links(genesis_env, "STORY-13") == [a, b, *picked]
+    assert _context("STORY-13")["files"] == [{"path": "a13.txt", "change": "added"},
+                                             {"path": "b13.txt", "change": "added"}]
+
+
+def test_revert_nets_the_file_away(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    _commit(repo, "STORY-14: add tmp", {"tmp.txt": "t\n"})
+    git(repo, "revert", "--no-edit", "HEAD")
+    ctx = _context("STORY-14")
+    assert [c["subject"] for c in ctx["commits"]] == [
+        "STORY-14: add tmp", 'Revert "STORY-14: add tmp"']
+    assert ctx["files"] == []
+
+
+def test_merge_keeps_branch_links(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    git(repo, "checkout", "-q", "-b", "feature")
+    f = _commit(repo, "STORY-15: feature work", {"f.txt": "f\n"})
+    git(repo, "checkout", "-q", "main")
+    _commit(repo, "main moves on", {"m.txt": "m\n"})
+    git(repo, "merge", "-q", "--no-edit", "--no-ff", "feature", "-m", "Merge STORY-15 feature")
+    assert _links(genesis_env, "STORY-15") == [f]
+    # a merge commit is not bound by the hook nor by a rebuild
+    res = runner.invoke(app, ["story", "rebuild", "--json"])
+    assert json.loads(res.output)["links_added"] == 0
+    assert _links(genesis_env, "STORY-15") == [f]
+
+
+def test_hook_functions_skip_rebase_and_merges(repo: Path, genesis_env: Path) -> None:
+    r = find_repo(repo)
+    config = load_config(repo)
+
+    def never() -> sqlite3.Connection:
+        raise AssertionError("the store must not be opened")
+
+    (r.git_dir / "rebase-merge").mkdir()
+    try:
+        assert binding.post_commit(r, config, never) is None
+        assert binding.post_rewrite(r, config, "amend", [("a" * 40, "b" * 40)], never) is None
+    finally:
+        (r.git_dir / "rebase-merge").rmdir()
+    assert binding.post_rewrite(r, config, "rebase", [], never) is None
+    assert binding.parse_rewrites("x\n" + "a" * 40 + " " + "b" * 40 + " extra\n") == [
+        ("a" * 40, "b" * 40)]
