@@ -1,0 +1,244 @@
+"""The reference graph: which file imports which, what a file defines, which tables it mirrors.
+
+Everything here is read from the text of the corpus, deterministically:
+
+* **imports** — Python ``import``/``from … import`` (absolute and relative),
+  JavaScript/TypeScript ``import … from``/``require()``, resolved to files of
+  the corpus;
+* **definitions** — the symbols of the chunker (classes, functions,
+  methods), SQL ``CREATE TABLE``, ORM ``__tablename__``;
+* **columns** — the columns of a table, from its DDL and its ORM model, so
+  that files which mirror a row (schemas, templates, docs) can be found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from genesis_git.impact.corpus import Corpus, FileDoc
+from genesis_git.text import tokenize
+
+_PY_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
+                      re.MULTILINE)
+_PY_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?"
+                        r"(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.MULTILINE)
+_JS_IMPORT = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]""")
+_CREATE_TABLE = re.compile(
+    r"\bCREATE\s+(?:TEMP(?:ORARY)?\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"\[]?(?:\w+[`\"\]]?\.)?"
+    r"[`\"\[]?(\w+)[`\"\]]?\s*\(", re.IGNORECASE)
+_ALTER_TABLE = re.compile(r"\bALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?[`\"\[]?(\w+)", re.IGNORECASE)
+_TABLENAME = re.compile(r"""__tablename__\s*=\s*['"](\w+)['"]|@Table\(\s*name\s*=\s*['"](\w+)['"]|"""
+                        r"""\bdb_table\s*=\s*['"](\w+)['"]""")
+_ORM_COLUMN = re.compile(r"^[ \t]+(\w+)\s*(?::[^=\n]*)?=\s*(?:\w+\.)*(?:Column|mapped_column|"
+                         r"\w*Field|relationship)\(", re.MULTILINE)
+_SQL_NOT_COLUMN = {"primary", "foreign", "unique", "constraint", "check", "index", "key"}
+JS_EXT = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte")
+
+
+@dataclass
+class Table:
+    name: str
+    token: str  # the whole-identifier token (plural folded): orders -> order
+    paths: list[str] = field(default_factory=list)  # where it is defined (DDL, model)
+    lines: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> definition lines
+    columns: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Graph:
+    imports: dict[str, set[str]]  # importer -> imported files
+    importers: dict[str, set[str]]  # imported -> importers
+    tables: dict[str, Table]  # by token
+    symbols: dict[str, list[tuple[str, str, int, int]]]  # token -> [(path, symbol, start, end)]
+
+
+def _module_names(path: str) -> list[str]:
+    """Dotted module names a Python file may be imported as (``src/`` layouts included)."""
+    if not path.endswith((".py", ".pyi")):
+        return []
+    parts = path.rsplit(".", 1)[0].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts:
+        return []
+    names = [".".join(parts[i:]) for i in range(len(parts))]
+    return names
+
+
+def _resolve_py(importer: str, module: str, names: list[str], index: dict[str, list[str]],
+                paths: set[str]) -> set[str]:
+    dots = len(module) - len(module.lstrip("."))
+    mod = module.lstrip(".")
+    targets: list[str] = []
+    if dots:
+        base = importer.split("/")[:-1]
+        if dots > 1:
+            base = base[: len(base) - (dots - 1)] if dots - 1 <= len(base) else []
+        prefix = "/".join(base)
+        rel = (prefix + "/" if prefix else "") + mod.replace(".", "/") if mod else prefix
+        for cand in ([f"{rel}.py", f"{rel}/__init__.py"] +
+                     [f"{rel}/{n}.py" for n in names] + [f"{rel}/{n}/__init__.py" for n in names]):
+            cand = cand.lstrip("/")
+            if cand in paths:
+                targets.append(cand)
+        return set(targets)
+    found: set[str] = set()
+    for name in [mod] + [f"{mod}.{n}" for n in names]:
+        hits = index.get(name, [])
+        if len(hits) == 1 or (hits and name.count(".") >= 1):
+            found.update(hits[:3])
+    return found
+
+
+def _py_imports(doc: FileDoc, text: str, index: dict[str, list[str]], paths: set[str]) -> set[str]:
+    out: set[str] = set()
+    for m in _PY_FROM.finditer(text):
+        names = [n.strip().split(" as ")[0].strip() for n in m.group(2).strip("() \t").split(",")]
+        out |= _resolve_py(doc.path, m.group(1), [n for n in names if n.isidentifier()], index,
+                           paths)
+    for m in _PY_IMPORT.finditer(text):
+        for item in m.group(1).split(","):
+            name = item.strip().split()[0] if item.strip() else ""
+            if name:
+                out |= _resolve_py(doc.path, name, [], index, paths)
+    return out
+
+
+def _js_imports(doc: FileDoc, text: str, paths: set[str]) -> set[str]:
+    out: set[str] = set()
+    base = doc.path.split("/")[:-1]
+    for m in _JS_IMPORT.finditer(text):
+        spec = m.group(1)
+        if not spec.startswith("."):
+            continue
+        parts = list(base)
+        for piece in spec.split("/"):
+            if piece == "..":
+                parts = parts[:-1]
+            elif piece not in (".", ""):
+                parts.append(piece)
+        rel = "/".join(parts)
+        for cand in [rel] + [rel + e for e in JS_EXT] + [f"{rel}/index{e}" for e in JS_EXT]:
+            if cand in paths:
+                out.add(cand)
+                break
+    return out
+
+
+def _ddl_columns(body: str) -> list[str]:
+    cols: list[str] = []
+    depth = 0
+    item = ""
+    for ch in body:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            cols.append(item)
+            item = ""
+        else:
+            item += ch
+    cols.append(item)
+    names = []
+    for raw in cols:
+        lines = [ln for ln in raw.splitlines() if not ln.strip().startswith("--")]
+        words = " ".join(lines).split()
+        if not words:
+            continue
+        name = words[0].strip('`"[]')
+        if name.lower() in _SQL_NOT_COLUMN or not re.match(r"^\w+$", name):
+            continue
+        names.append(name)
+    return names
+
+
+def build_graph(corpus: Corpus) -> Graph:
+    paths = set(corpus.files)
+    index: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(paths):
+        for name in _module_names(path):
+            index[name].append(path)
+    imports: dict[str, set[str]] = {}
+    importers: dict[str, set[str]] = defaultdict(set)
+    tables: dict[str, Table] = {}
+    symbols: dict[str, list[tuple[str, str, int, int]]] = defaultdict(list)
+    for path, doc in corpus.files.items():
+        text = doc.text
+        if path.endswith((".py", ".pyi")):
+            targets = _py_imports(doc, text, index, paths)
+        elif path.endswith(JS_EXT):
+            targets = _js_imports(doc, text, paths)
+        else:
+            targets = set()
+        targets.discard(path)
+        imports[path] = targets
+        for t in targets:
+            importers[t].add(path)
+        for chunk in doc.chunks:
+            if chunk.symbol:
+                for part in chunk.symbol.split("."):
+                    toks = tokenize(part)
+                    if toks:
+                        symbols[toks[0]].append((path, chunk.symbol, chunk.start_line,
+                                                 chunk.end_line))
+            _tables_in_chunk(path, chunk.text, chunk.start_line, tables)
+    return Graph(imports, dict(importers), tables, dict(symbols))
+
+
+def _tables_in_chunk(path: str, text: str, start_line: int, tables: dict[str, Table]) -> None:
+    for m in _CREATE_TABLE.finditer(text):
+        name = m.group(1)
+        body = text[m.end():]
+        first = start_line + text.count("\n", 0, m.start())
+        last = first + body[: _body_end(body)].count("\n")
+        _add_table(tables, name, path, (first, last), _ddl_columns(body))
+    for m in _ALTER_TABLE.finditer(text):
+        line = start_line + text.count("\n", 0, m.start())
+        _add_table(tables, m.group(1), path, (line, line), [])
+    for m in _TABLENAME.finditer(text):
+        name = next(g for g in m.groups() if g)
+        cols = _ORM_COLUMN.findall(text)
+        line = start_line + text.count("\n", 0, m.start())
+        end = start_line + text.count("\n")
+        _add_table(tables, name, path, (line, end), cols)
+
+
+def _body_end(body: str) -> int:
+    depth = 0
+    for i, ch in enumerate(body):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                return i
+            depth -= 1
+    return len(body)
+
+
+def _add_table(tables: dict[str, Table], name: str, path: str, lines: tuple[int, int],
+               columns: list[str]) -> None:
+    toks = tokenize(name)
+    if not toks:
+        return
+    table = tables.setdefault(toks[0], Table(name, toks[0]))
+    if path not in table.paths:
+        table.paths.append(path)
+        table.lines[path] = lines
+    for c in columns:
+        if c not in table.columns:
+            table.columns.append(c)
+
+
+def column_tokens(table: Table) -> list[str]:
+    """Whole-identifier tokens of a table's columns, without the generic ``id``."""
+    out = []
+    for c in table.columns:
+        toks = tokenize(c)
+        if toks and toks[0] not in ("id",) and toks[0] not in out:
+            out.append(toks[0])
+    return out

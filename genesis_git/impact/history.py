@@ -1,0 +1,208 @@
+"""History signals: co-change (logical coupling) from git, and similar stories from the ledger.
+
+**Co-change.**  ``git log --name-only`` over HEAD's ancestry (never other
+branches, never anything after HEAD) gives one *transaction* per commit: the
+set of files it changed.  As in ROSE (Zimmermann et al., "Mining version
+histories to guide software changes"), the rule ``a → b`` has *support*
+``n(a, b)``, the number of transactions holding both, and *confidence*
+``n(a, b) / n(a)``.  Large transactions (mass renames, formatting runs) say
+little about coupling and are left out; recent transactions weigh more
+than old ones.  The transactions are cached in ``genesis_kv`` under
+``cochange:<HEAD SHA>``, so a second run at the same HEAD reads no history.
+
+**Story history.**  Stories of the ledger whose text (title, commit
+subjects, artifact summaries) is similar to the requirement lend their files
+a score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from genesis_git.db.connect import transaction
+from genesis_git.repo import Repo
+from genesis_git.text import tokenize
+
+MAX_COMMITS = 3000  # the most recent commits of HEAD's ancestry that are read
+MAX_TX_FILES = 20  # a commit touching more files is not a coupling signal
+HALF_LIFE = 400.0  # commits after which a transaction weighs half
+CACHE_PREFIX = "cochange:"
+CACHE_KEEP = 4  # cached HEADs kept (several worktrees at different HEADs)
+
+
+@dataclass
+class History:
+    """Recency-weighted transactions of HEAD's ancestry, newest first."""
+
+    head: str | None
+    files: list[str]
+    transactions: list[list[int]]  # indices into ``files``
+    changes: int  # commits read
+
+    def weights(self) -> list[float]:
+        return [0.5 ** (i / HALF_LIFE) for i in range(len(self.transactions))]
+
+    def counts(self) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+        """``n(a)`` and ``n(a, b)``, recency-weighted, over transactions of at most MAX_TX_FILES."""
+        single: dict[str, float] = defaultdict(float)
+        pair: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        for w, tx in zip(self.weights(), self.transactions, strict=True):
+            if len(tx) > MAX_TX_FILES:
+                continue
+            names = [self.files[i] for i in tx]
+            for a in names:
+                single[a] += w
+                if len(names) > 1:
+                    row = pair[a]
+                    for b in names:
+                        if b != a:
+                            row[b] += w
+        return dict(single), {a: dict(r) for a, r in pair.items()}
+
+
+def _read_log(repo: Repo, head: str) -> History:
+    out = repo.git("log", "--no-merges", "--no-renames", "--name-only", "-z",
+                   f"--max-count={MAX_COMMITS}", "--format=%x01%H", head, "--")
+    files: list[str] = []
+    ids: dict[str, int] = {}
+    transactions: list[list[int]] = []
+    current: list[int] | None = None
+    commits = 0
+    for tok in out.split(b"\0"):
+        tok = tok.strip(b"\n")
+        if tok.startswith(b"\x01"):
+            if current is not None:
+                transactions.append(current)
+            current = []
+            commits += 1
+            rest = tok[41:].strip(b"\n")  # "\x01" + 40 hex, then possibly the first path
+            if rest:
+                tok = rest
+            else:
+                continue
+        if not tok or current is None:
+            continue
+        path = tok.decode("utf-8", "surrogateescape")
+        idx = ids.get(path)
+        if idx is None:
+            idx = ids[path] = len(files)
+            files.append(path)
+        if idx not in current:
+            current.append(idx)
+    if current is not None:
+        transactions.append(current)
+    return History(head, files, transactions, commits)
+
+
+def load_history(conn: sqlite3.Connection | None, repo: Repo) -> History:
+    """HEAD's history, from the cache when HEAD has not moved; empty without commits."""
+    head = repo.head_sha()
+    if head is None:
+        return History(None, [], [], 0)
+    key = CACHE_PREFIX + head
+    if conn is not None:
+        row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (key,)).fetchone()
+        if row is not None:
+            try:
+                data = json.loads(row[0])
+                return History(head, data["files"], data["transactions"], data["changes"])
+            except (ValueError, KeyError, TypeError):
+                pass  # a damaged cache entry is rebuilt below
+    hist = _read_log(repo, head)
+    if conn is not None:
+        value = json.dumps({"files": hist.files, "transactions": hist.transactions,
+                            "changes": hist.changes}, separators=(",", ":"))
+        with transaction(conn):
+            conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)", (key, value))
+            stale = [r[0] for r in conn.execute(
+                "SELECT key FROM genesis_kv WHERE key LIKE ? ORDER BY updated_at DESC, key",
+                (CACHE_PREFIX + "%",))][CACHE_KEEP:]
+            conn.executemany("DELETE FROM genesis_kv WHERE key=?", [(k,) for k in stale])
+    return hist
+
+
+def cochange_scores(hist: History, seeds: Mapping[str, float], candidates: Iterable[str],
+                    *, min_support: float = 1.0) -> dict[str, tuple[float, list[str]]]:
+    """ROSE-style coupling: ``Σ_s weight(s) · confidence(s → f)`` for every candidate ``f``.
+
+    Returns ``{path: (score, [seed paths that contributed, strongest first])}``.
+    A rule counts only when its recency-weighted support is at least ``min_support``.
+    """
+    single, pair = hist.counts()
+    wanted = set(candidates)
+    scores: dict[str, float] = defaultdict(float)
+    why: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for seed, weight in seeds.items():
+        n_seed = single.get(seed, 0.0)
+        if n_seed <= 0 or weight <= 0:
+            continue
+        for other, support in pair.get(seed, {}).items():
+            if other not in wanted or other == seed or support < min_support:
+                continue
+            conf = support / (n_seed + 1.0)  # +1: one co-change of a rarely changed file is weak
+            scores[other] += weight * conf
+            why[other].append((weight * conf, seed))
+    return {p: (s, [seed for _, seed in sorted(why[p], key=lambda x: (-x[0], x[1]))])
+            for p, s in scores.items()}
+
+
+def churn_scores(hist: History, candidates: Iterable[str]) -> dict[str, float]:
+    """How often, recency-weighted, each candidate changed (the "hot files" prior)."""
+    single, _ = hist.counts()
+    return {p: single[p] for p in candidates if single.get(p, 0.0) > 0}
+
+
+# -- stories ---------------------------------------------------------------
+
+def story_records(conn: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
+    """``(story_id, text, paths)`` from the ledger; empty when the ledger module is not installed."""
+    try:
+        from genesis_git.story.ledger import story_texts
+    except ImportError:
+        return []
+    try:
+        return [(str(s), str(t), [str(p) for p in paths]) for s, t, paths in story_texts(conn)]
+    except sqlite3.Error:
+        return []
+
+
+def story_scores(stories: list[tuple[str, str, list[str]]], weights: Mapping[str, float],
+                 candidates: Iterable[str], *, top: int = 5, threshold: float = 0.15
+                 ) -> dict[str, tuple[float, list[str]]]:
+    """Files touched by the stories most similar to the query terms.
+
+    Similarity is the idf-weighted share of the query's weight that a story's
+    text covers (0..1); only the ``top`` stories above ``threshold`` count.
+    """
+    if not stories or not weights:
+        return {}
+    token_sets = [set(tokenize(text)) for _, text, _ in stories]
+    n = len(stories)
+    df: Counter[str] = Counter()
+    for toks in token_sets:
+        df.update(t for t in weights if t in toks)
+    total = sum(w * math.log(1.0 + (n + 1) / (df[t] + 0.5)) for t, w in weights.items())
+    if total <= 0:
+        return {}
+    sims: list[tuple[float, str, list[str]]] = []
+    for (sid, _text, paths), toks in zip(stories, token_sets, strict=True):
+        covered = sum(w * math.log(1.0 + (n + 1) / (df[t] + 0.5))
+                      for t, w in weights.items() if t in toks)
+        sim = covered / total
+        if sim >= threshold:
+            sims.append((sim, sid, paths))
+    sims.sort(key=lambda x: (-x[0], x[1]))
+    wanted = set(candidates)
+    scores: dict[str, float] = defaultdict(float)
+    why: dict[str, list[str]] = defaultdict(list)
+    for sim, sid, paths in sims[:top]:
+        for p in sorted(set(paths)):
+            if p in wanted:
+                scores[p] += sim
+                why[p].append(sid)
+    return {p: (s, why[p]) for p, s in scores.items()}

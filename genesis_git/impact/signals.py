@@ -1,0 +1,184 @@
+"""What a requirement asks for, and what kind of file a path is.
+
+:func:`analyze` turns a requirement into weighted query terms (the project's
+tokenizer plus the synonym table, so 订单表 also looks for ``order`` and
+``table``), the identifiers it names (``discount_code``,
+``OrderService.create``), file names it mentions, and the kind of change
+(add, delete or modify).
+
+:func:`file_flags` marks lock files, vendored and generated files (ranked
+low) and changelogs (ranked by their own text only, never by history).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+
+from genesis_git.text import QueryTerm, SynonymTable, analyze_query, default_synonyms, tokenize
+
+# -- cleaning ----------------------------------------------------------------
+
+_URL = re.compile(r"\b(?:https?|ftp)://\S+", re.IGNORECASE)
+_EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?")
+_TRAILER = re.compile(
+    r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|"
+    r"suggested-by|helped-by|cc|change-id|dependabot-\w+)\s*:.*$", re.IGNORECASE | re.MULTILINE)
+_ISSUE_REF = re.compile(r"(?<![\w/])(?:gh-|#)\d+\b", re.IGNORECASE)
+
+
+def clean_requirement(text: str) -> str:
+    """The requirement without URLs, e-mail addresses, commit trailers and ``#123`` references.
+
+    They name where a requirement was filed, not what it changes, and their
+    words (``github``, ``pull``, a person's name) only add noise.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = _URL.sub(" ", text)
+    text = _TRAILER.sub(" ", text)
+    text = _EMAIL.sub(" ", text)
+    return _ISSUE_REF.sub(" ", text)
+
+
+# -- query analysis -------------------------------------------------------------
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_FILE_HINT = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
+_ADD = re.compile(r"新增|增加|添加|加入|加上|\b(?:add|adds|added|adding|new|introduce|introduces|"
+                  r"introduced|support)\b", re.IGNORECASE)
+_DELETE = re.compile(r"删除|移除|去掉|去除|废弃|\b(?:remove|removes|removed|delete|deletes|deleted|"
+                     r"drop|drops|dropped|deprecate|deprecated)\b", re.IGNORECASE)
+_TABLE_WORD = re.compile(r"表|\btables?\b", re.IGNORECASE)
+_FIELD_WORD = re.compile(r"字段|列|属性|\b(?:fields?|columns?|attributes?|properties)\b",
+                         re.IGNORECASE)
+_CODE_EXT = {"py", "js", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "rb", "php", "cs", "c", "h",
+             "cpp", "hpp", "sql", "md", "rst", "txt", "toml", "yaml", "yml", "json", "html", "css",
+             "vue", "sh", "cfg", "ini", "lock", "mjs", "cjs", "scss", "proto", "graphql", "ipynb"}
+
+
+def _is_identifier(word: str) -> bool:
+    """``discount_code``, ``OrderService``, ``order.create``, ``HTTPError``: not plain words."""
+    if "." in word:
+        return all(part for part in word.split("."))
+    if "_" in word.strip("_"):
+        return True
+    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", word))
+
+
+@dataclass
+class QueryInfo:
+    """A requirement, analysed."""
+
+    requirement: str
+    terms: list[QueryTerm]
+    weights: dict[str, float]
+    identifiers: list[str] = field(default_factory=list)  # as written: discount_code, Order.create
+    ident_tokens: dict[str, str] = field(default_factory=dict)  # whole-identifier token -> as written
+    file_hints: list[str] = field(default_factory=list)  # core.py, src/x/y.py, README.md
+    intent: str = "modify"  # add | delete | modify
+    mentions_table: bool = False
+    mentions_field: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.weights
+
+
+def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:
+    """Weighted query terms, identifiers, file names and intent of a requirement."""
+    table = synonyms if synonyms is not None else default_synonyms()
+    text = clean_requirement(requirement)
+    hints: list[str] = []
+    for m in _FILE_HINT.finditer(text):
+        cand = m.group(1)
+        ext = cand.rsplit(".", 1)[-1].lower()
+        if ext in _CODE_EXT and cand not in hints:
+            hints.append(cand)
+    # a named file counts with the words of its path, not with its extension
+    plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
+                           if m.group(1) in hints else m.group(0), text)
+    terms = analyze_query(plain, table)
+    counts = Counter(tokenize(plain))
+    weights: dict[str, float] = {}
+    for t in terms:
+        tf = counts.get(t.term, 0)
+        boost = 1.0 + 0.5 * math.log(tf) if tf > 1 else 1.0
+        weights[t.term] = round(t.weight * boost, 6)
+    idents: list[str] = []
+    ident_tokens: dict[str, str] = {}
+    for m in _IDENT.finditer(plain):
+        word = m.group(0)
+        if _is_identifier(word) and word not in idents:
+            idents.append(word)
+            for part in word.split("."):
+                toks = tokenize(part)
+                if toks:
+                    ident_tokens.setdefault(toks[0], part)
+    intent = "modify"
+    if _DELETE.search(text):
+        intent = "delete"
+    if _ADD.search(text):
+        intent = "add"
+    return QueryInfo(
+        requirement=requirement, terms=terms, weights=weights, identifiers=idents,
+        ident_tokens=ident_tokens, file_hints=hints, intent=intent,
+        mentions_table=bool(_TABLE_WORD.search(text)),
+        mentions_field=bool(_FIELD_WORD.search(text)))
+
+
+# -- kinds of files ---------------------------------------------------------------
+
+LOCK_NAMES = frozenset({
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
+    "pipfile.lock", "cargo.lock", "go.sum", "composer.lock", "gemfile.lock", "uv.lock",
+    "pdm.lock", "mix.lock", "pubspec.lock", "podfile.lock", "packages.lock.json", "flake.lock",
+    "bun.lockb", "requirements.lock",
+})
+_VENDOR_DIRS = ("vendor", "vendors", "third_party", "third-party", "thirdparty", "node_modules",
+                "bower_components", "site-packages", "_vendor")
+_GENERATED_NAME = re.compile(
+    r"(_pb2(_grpc)?\.pyi?|\.pb\.go|\.pb\.(cc|h)|_generated\.\w+|\.generated\.\w+|\.g\.dart|"
+    r"\.min\.(js|css)|\.bundle\.js|\.map)$", re.IGNORECASE)
+_GENERATED_DIRS = ("dist", "generated", "__generated__", ".next")
+_GENERATED_MARK = re.compile(r"@generated|do not edit|auto-?generated|generated by|"
+                             r"code generated .* do not edit", re.IGNORECASE)
+_CHANGELOG = re.compile(r"^(changes|changelog|change_log|history|news|release[-_ ]?notes|"
+                        r"releases|whatsnew|whats[-_]new)([-_.][\w.-]*)?$", re.IGNORECASE)
+
+_DOC_EXT = {"", "md", "rst", "txt", "adoc", "markdown", "asciidoc"}
+
+PENALTY = {"lock": 0.15, "vendored": 0.3, "generated": 0.3}
+
+
+def file_flags(path: str, head_text: str = "") -> list[str]:
+    """``lock``, ``vendored``, ``generated`` and/or ``changelog`` for one path (sorted)."""
+    flags: set[str] = set()
+    parts = path.split("/")
+    base = parts[-1]
+    low = base.lower()
+    if low in LOCK_NAMES or low.endswith(".lock"):
+        flags.add("lock")
+    if any(p.lower() in _VENDOR_DIRS for p in parts[:-1]):
+        flags.add("vendored")
+    if _GENERATED_NAME.search(base) or any(p.lower() in _GENERATED_DIRS for p in parts[:-1]):
+        flags.add("generated")
+    elif head_text and _GENERATED_MARK.search(head_text[:600]):
+        flags.add("generated")
+    stem, _, ext = low.partition(".")
+    if ext in _DOC_EXT and _CHANGELOG.match(stem):
+        flags.add("changelog")
+    elif len(parts) > 1 and parts[-2].lower() in ("changelog", "changes", "changelog.d",
+                                                  "newsfragments", "changes.d"):
+        flags.add("changelog")
+    return sorted(flags)
+
+
+def penalty_factor(flags: list[str]) -> float:
+    """The multiplier for a file's score: the lowest of its flags' penalties (1.0 for none)."""
+    factor = 1.0
+    for f in flags:
+        factor = min(factor, PENALTY.get(f, 1.0))
+    return factor
