@@ -114,10 +114,14 @@ def get_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
 
 
 def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str]:
+    """Known ids most like ``story_id`` (ignoring case); ties in id order."""
     known = [r[0] for r in conn.execute("SELECT story_id FROM story_records")]
-    by_case = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(story_id.lower(), list(by_case), n=n, cutoff=0.5)
-    return [by_case[c] for c in close]
+    scored = []
+    for k in known:
+        ratio = difflib.SequenceMatcher(None, story_id.lower(), k.lower()).ratio()
+        if ratio >= 0.5:
+            scored.append((-ratio, k))
+    return [k for _, k in sorted(scored)[:n]]
 
 
 def require_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row:
