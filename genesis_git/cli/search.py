@@ -47,6 +47,7 @@ def search_cmd(
         raise UsageError("--json and --markdown cannot be used together")
     if not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
+    _prefetch_numpy()
     from genesis_git.cli.output import emit_json, note, warn
     from genesis_git.retrieve.query import analyse
     from genesis_git.retrieve.results import SearchOptions
@@ -59,7 +60,6 @@ def search_cmd(
         types=tuple(types or ()), paths=tuple(paths or ()), component=component, owner=owner,
         max_staleness=max_staleness, files=files).validated()
     analyse(ctx.config, query)
-    _prefetch_numpy()
     session_id = ensure_session(ctx, refresh=not no_refresh, announce=note)
     from genesis_git.retrieve.engine import search
 
@@ -80,7 +80,7 @@ def search_cmd(
 
 
 def _prefetch_numpy() -> None:
-    """Import numpy in a thread while the refresh waits on git (about 0.1 s saved)."""
+    """Import numpy in a thread while the store opens and the refresh waits on git."""
     import threading
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
