@@ -95,13 +95,15 @@ def main() -> None:
     inbox = repo / ".shared" / "design-library" / "inbox"
     for f in sorted((HERE / "design-inbox").iterdir()):
         shutil.copy2(f, inbox / f.name)
-    genesis("design", "ingest", "inbox", cwd=repo)
+    genesis("design", "ingest", "inbox", cwd=repo, expect=1)  # exit 1: one card was rejected
     genesis("design", "brief", "深色 卡片 间距", cwd=repo)
     genesis("design", "feedback", "DSG-0001", "useful", "--note", "matches our cards",
             cwd=repo)
 
-    heading("A second session hits the cache for every file")
-    genesis("session", "start", "--new", cwd=repo)
+    heading("A second worktree shares the store: its session hits the cache for every file")
+    review = work / "shop-review"
+    run(["git", "worktree", "add", "-q", "--detach", str(review), "HEAD"], repo)
+    genesis("session", "start", cwd=review)
 
     print(f"\nDone. Explore the demo repository at:\n  {repo}")
 

@@ -80,7 +80,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 DESCRIPTIONS: dict[str, str] = {
     "index.include": "globs; when non-empty only matching paths are indexed",
-    "index.exclude": "globs excluded from the index on top of .gitignore",
+    "index.exclude": "globs excluded from the index on top of .gitignore (the design library is always excluded)",
     "index.max_file_bytes": "files larger than this are skipped (bytes)",
     "index.chunk_max_lines": "upper bound of lines in one chunk",
     "index.chunk_max_chars": "upper bound of characters in one chunk",

@@ -331,3 +331,14 @@ def test_subprocess_entry_point(repo: Path) -> None:
                               __import__("sys").executable) + os.pathsep + os.environ["PATH"]})
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["files"] == 4
+
+
+def test_the_design_library_is_never_indexed(repo: Path) -> None:
+    write(repo, ".shared/design-library/index.json", '{"postings": {}}\n')
+    write(repo, "custom/lib/manifest.json", "{}\n")
+    report = start_json()
+    assert report["excluded"] == 1 and report["files"] == 5
+    (repo / ".genesis.toml").write_text('[design]\nlibrary_dir = "custom/lib"\n')
+    moved = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
+    assert moved["excluded"] == 1
+    assert moved["files"] == 6  # .shared/… is an ordinary folder now, .genesis.toml is new

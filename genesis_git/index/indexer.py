@@ -478,6 +478,13 @@ def previous_state(conn: sqlite3.Connection, session_id: str) -> dict[str, dict[
     return {r[0]: dict(zip(MAP_COLUMNS, r, strict=True)) for r in rows}
 
 
+def index_excludes(config: Config) -> list[str]:
+    """``index.exclude`` plus the design library, whose files are searched by ``genesis design``."""
+    library = config.str("design.library_dir").strip("/")
+    return [*config.list("index.exclude"), f"{library}/**"] if library else config.list(
+        "index.exclude")
+
+
 def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_id: str,
                   progress: Progress | None = None, embedder: Any = None) -> IndexReport:
     """Bring the session's map in line with the working tree, doing only the delta."""
@@ -486,7 +493,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
     prev = previous_state(conn, session_id)
     prev_stat = {p: PrevState(r["blob_sha"], r["mtime_ns"], r["size"]) for p, r in prev.items()
                  if r["dirty"]}
-    snap = scan(repo, config.list("index.include"), config.list("index.exclude"), prev_stat)
+    snap = scan(repo, config.list("index.include"), index_excludes(config), prev_stat)
     report.excluded = snap.excluded
     entries = list(snap.entries.values())
     report.files = len(entries)
