@@ -254,3 +254,18 @@ def test_search_without_a_library_is_a_warning(repo: Path) -> None:
     assert res.exit_code == 0
     assert res.stderr.strip() == ("genesis: warning: design library unavailable: no design "
                                   "library at .shared/design-library (run `genesis design init`)")
+
+
+def test_a_config_change_after_the_build_is_reported(small: Path) -> None:
+    write(small, "profile.json", '{"activeAreas": ["spacing"]}')
+    write(small, ".genesis.toml", '[design]\nprofile = "profile.json"\n\n'
+                                  '[text]\nsynonyms = { "杂志" = ["magazine"] }\n')
+    data = json.loads(ok("search", "card", "--json").stdout)
+    assert data["warnings"][-1] == (
+        "the index was built with other synonyms (text.synonyms) and profile areas "
+        "(design.profile); run `genesis design init` to rebuild it")
+    ok("init")
+    assert json.loads(ok("search", "card", "--json").stdout)["warnings"] == [
+        "DSG-0005: license unknown; ranked lower and kept out of briefs"]
+    write(small, "profile.json", "{broken")
+    assert "profile areas" in json.loads(ok("search", "card", "--json").stdout)["warnings"][-1]

@@ -148,7 +148,28 @@ def search(lib: Library, query: str, top: int | None = None) -> dict[str, Any]:
     k = top if top is not None else lib.config.int("design.top")
     result = search_index(index, query, k)
     result["library"] = lib.display(lib.root)
+    stale = stale_settings(lib, index)
+    if stale:
+        result["warnings"].append(f"the index was built with other {stale}; run `genesis design "
+                                  "init` to rebuild it")
     return result
+
+
+def stale_settings(lib: Library, index: Mapping[str, Any]) -> str:
+    """Which config-derived tables differ from those the index was built with ("" if none)."""
+    from genesis_git.design.index import load_profile, synonym_groups
+    from genesis_git.errors import GenesisError
+
+    stale: list[str] = []
+    if synonym_groups(lib.config) != index["text"]["synonyms"]:
+        stale.append("synonyms (text.synonyms)")
+    try:
+        areas = load_profile(lib)["activeAreas"]
+    except GenesisError:
+        areas = None
+    if areas != index["profile"].get("activeAreas", []):
+        stale.append("profile areas (design.profile)")
+    return " and ".join(stale)
 
 
 def render_markdown(result: Mapping[str, Any]) -> str:
