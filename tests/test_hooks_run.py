@@ -226,6 +226,7 @@ def test_indexing_failure_after_binding_only_logs(repo: Path, genesis_env: Path,
         raise RuntimeError("indexer exploded")
 
     monkeypatch.setattr(binding, "index_blobs", boom)
+    monkeypatch.setenv("GENESIS_HOOKS_INDEX", "inline")
     write(repo, "z.txt", "z\n")
     git(repo, "add", "z.txt")
     git(repo, "commit", "-q", "-m", "STORY-8: index me")

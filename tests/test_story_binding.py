@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,9 @@ def _rebase(root: Path, *args: str, seq: str = "true", editor: str = "true") -> 
     assert proc.returncode == 0, proc.stderr
 
 
-def test_late_binding_end_to_end(repo: Path, genesis_env: Path) -> None:
+def test_late_binding_end_to_end(repo: Path, genesis_env: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GENESIS_HOOKS_INDEX", "inline")
     inst.install(find_repo(repo), python=sys.executable)
     res = runner.invoke(app, ["session", "start", "--doc", "docs/req/orders.md"])
     assert res.exit_code == 0, res.output
@@ -116,7 +119,7 @@ def test_late_binding_end_to_end(repo: Path, genesis_env: Path) -> None:
     assert (dec["summary"], dec["path"], dec["section"]) == (
         "orders get a discount_code column", "db/schema.sql", "orders")
     assert _q(genesis_env, "SELECT DISTINCT bound_commit FROM session_artifacts") == [(sha,)]
-    # the blobs of the commit are in the cache
+    # the blobs of the commit are in the cache (indexed inline, as asked)
     blob = git(repo, "rev-parse", "HEAD:src/shop/discount.py").strip()
     assert _q(genesis_env, "SELECT status FROM rag_blob_cache WHERE blob_sha=?", blob) == [
         ("ready",)]
@@ -284,3 +287,32 @@ def test_hook_functions_skip_rebase_and_merges(repo: Path, genesis_env: Path) ->
     assert binding.post_rewrite(r, config, "rebase", [], never) is None
     assert binding.parse_rewrites("x\n" + "a" * 40 + " " + "b" * 40 + " extra\n") == [
         ("a" * 40, "b" * 40)]
+
+
+def test_blobs_are_indexed_in_the_background_by_default(repo: Path, genesis_env: Path) -> None:
+    _setup(repo, genesis_env)
+    write(repo, "bg.py", "def background_indexing():\n    return 42\n")
+    git(repo, "add", "bg.py")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "STORY-16: in the background"], cwd=repo,
+                          capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert len(_links(genesis_env, "STORY-16")) == 1  # bound before the commit returned
+    blob = git(repo, "rev-parse", "HEAD:bg.py").strip()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if _q(genesis_env, "SELECT status FROM rag_blob_cache WHERE blob_sha=?", blob):
+            break
+        time.sleep(0.1)
+    assert _q(genesis_env, "SELECT status FROM rag_blob_cache WHERE blob_sha=?", blob) == [
+        ("ready",)]
+    assert not (genesis_env / "hooks.log").exists()
+
+
+def test_indexing_off(repo: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _setup(repo, genesis_env)
+    monkeypatch.setenv("GENESIS_HOOKS_INDEX", "off")
+    _commit(repo, "STORY-17: not indexed", {"off.py": "X = 1\n"})
+    assert hookrun.main(["post-commit"]) == 0
+    assert len(_links(genesis_env, "STORY-17")) == 1
+    blob = git(repo, "rev-parse", "HEAD:off.py").strip()
+    assert _q(genesis_env, "SELECT COUNT(*) FROM rag_blob_cache WHERE blob_sha=?", blob) == [(0,)]

@@ -28,6 +28,22 @@ REJECT = 65
 HookFn = Callable[[Repo, Config, Sequence[str]], int]
 
 
+def _find_repo() -> Repo:
+    """:func:`find_repo` in one git call (the hooks run at the top of the worktree)."""
+    from pathlib import Path
+
+    from genesis_git.repo import run_git
+
+    proc = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir",
+                    "--show-toplevel"], ".", check=False)
+    lines = proc.stdout.decode().splitlines()
+    if proc.returncode != 0 or len(lines) < 4 or lines[0].strip() != "false":
+        return find_repo()  # it explains what is wrong
+    cwd = Path.cwd()
+    return Repo(root=Path(lines[3]), git_dir=(cwd / lines[1]).resolve(),
+                common_dir=(cwd / lines[2]).resolve())
+
+
 def _store(repo: Repo) -> Path:
     from genesis_git.db.connect import store_path
 
@@ -117,19 +133,60 @@ def post_rewrite(repo: Repo, config: Config, args: Sequence[str]) -> int:
 
 def _index(repo: Repo, config: Config, conn: sqlite3.Connection,
            blobs: list[tuple[str, str]]) -> None:
-    """Index the commit's blobs; the binding is already saved, so a failure only logs."""
+    """Index the commit's blobs that the cache lacks.
+
+    ``GENESIS_HOOKS_INDEX``: ``background`` (default; a detached process does it, so the
+    commit does not wait for chunking and embedding), ``inline`` or ``off``.  The binding
+    is already saved, so a failure here only logs.
+    """
+    mode = os.environ.get("GENESIS_HOOKS_INDEX", "background")
+    if mode == "off":
+        return
     from genesis_git.story import binding
 
     try:
-        binding.index_blobs(conn, repo, config, blobs)
+        missing = binding.missing_blobs(conn, blobs)
+        if not missing:
+            return
+        if mode == "inline":
+            binding.index_blobs(conn, repo, config, missing)
+            return
+        import subprocess
+
+        from genesis_git.repo import clean_env
+
+        # the commit is over when this runs: nothing of its GIT_* environment applies
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "genesis_git.hooks.run", "index-blobs"], cwd=str(repo.root),
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=clean_env(), start_new_session=True)
+        assert proc.stdin is not None
+        proc.stdin.write("".join(f"{p}\0{s}\0" for p, s in missing).encode(
+            "utf-8", "surrogateescape"))
+        proc.stdin.close()
     except Exception as exc:
         _report(repo, "post-commit (indexing)", exc)
+
+
+def index_blobs(repo: Repo, config: Config, args: Sequence[str]) -> int:
+    """The detached indexer: ``path\0sha\0`` pairs on stdin."""
+    from genesis_git.story import binding
+
+    parts = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0")
+    entries = [(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+    conn = _open(repo)
+    try:
+        binding.index_blobs(conn, repo, config, entries)
+    finally:
+        conn.close()
+    return 0
 
 
 HOOKS: dict[str, HookFn] = {
     "commit-msg": commit_msg,
     "post-commit": post_commit,
     "post-rewrite": post_rewrite,
+    "index-blobs": index_blobs,
 }
 
 
@@ -154,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook, rest = args[0], args[1:]
     repo: Repo | None = None
     try:
-        repo = find_repo()
+        repo = _find_repo()
         config = load_config(repo.root)
         return HOOKS[hook](repo, config, rest)
     except Exception as exc:

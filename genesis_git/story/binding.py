@@ -267,13 +267,17 @@ def known_blobs(conn: sqlite3.Connection, shas: Sequence[str]) -> set[str]:
     return found
 
 
+def missing_blobs(conn: sqlite3.Connection,
+                  entries: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The entries whose blob the cache has never seen (any chunker, any embedder)."""
+    known = known_blobs(conn, [sha for _, sha in entries])
+    return [(p, s) for p, s in dict.fromkeys(entries) if s not in known]
+
+
 def index_blobs(conn: sqlite3.Connection, repo: Repo, config: Config,
                 entries: Sequence[tuple[str, str]]) -> int:
     """Make sure the committed blobs are in the cache; the indexer is loaded only on a miss."""
-    if not entries:
-        return 0
-    known = known_blobs(conn, [sha for _, sha in entries])
-    missing = [(p, s) for p, s in dict.fromkeys(entries) if s not in known]
+    missing = missing_blobs(conn, entries)
     if not missing:
         return 0
     try:
