@@ -97,6 +97,8 @@ def main() -> None:
         shutil.copy2(f, inbox / f.name)
     genesis("design", "ingest", "inbox", cwd=repo, expect=1)  # exit 1: one card was rejected
     genesis("design", "brief", "深色 卡片 间距", cwd=repo)
+    print("# a second agent without genesis reads the same library with Node alone:")
+    run(["node", ".shared/design-library/query.mjs", "深色 卡片 间距", "--top", "3"], repo)
     genesis("design", "feedback", "DSG-0001", "useful", "--note", "matches our cards",
             cwd=repo)
 
