@@ -112,19 +112,22 @@ def test_require_story_exempts_merges(repo: Path, genesis_env: Path) -> None:
     assert _count(genesis_env, "SELECT COUNT(*) FROM story_links") == 2
 
 
-def test_the_hook_path_imports_no_typer_rich_or_numpy(repo: Path, genesis_env: Path) -> None:
+def test_the_hook_path_stays_light(repo: Path, genesis_env: Path) -> None:
+    """A commit's hooks import neither typer/rich/numpy nor the costly parts of the stdlib."""
     _setup(repo, genesis_env)
     assert _commit(repo, "-m", "STORY-5: light", rel="l.txt").returncode == 0
-    probe = ("import sys\nfrom genesis_git.hooks import run\n"
+    probe = ("import sys\nbefore = set(sys.modules)\nfrom genesis_git.hooks import run\n"
              "open('m.txt','w').write('STORY-5: x\\n')\n"
              "for argv in (['commit-msg', 'm.txt'], ['post-commit']):\n"
              "    assert run.main(argv) == 0\n"
-             "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
-             "{'typer', 'rich', 'numpy', 'click'})\nprint(heavy)\n")
+             "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+             "print(sorted(new & {'typer', 'rich', 'numpy', 'click', 'subprocess', 'pathlib',"
+             " 'dataclasses', 'typing', 'tomllib', 'difflib'}))\n")
     proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
     assert proc.stderr == ""
+    assert (repo / "m.txt").read_text() == "STORY-5: x\n\nGenesis-Session: s-1\n"
 
 
 def test_a_locked_store_never_loses_the_commit(repo: Path, genesis_env: Path) -> None:

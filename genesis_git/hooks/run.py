@@ -1,10 +1,12 @@
 """The entry the hook shims call: ``python -m genesis_git.hooks.run <hook> [args]``.
 
-It stays light (the standard library, ``genesis_git.repo``/``db``/``config``
-and the story modules; never typer, rich or numpy), because it runs on every
-commit.  Exit codes: 0 always, except 65 from commit-msg when
-``story.require_story`` rejects a message (the shim turns 65 into 1 and any
-other failure into a warning, so a broken installation never blocks a commit).
+It runs on every commit, so it stays light: the standard library's ``os``,
+``sys``, ``re``, ``json`` and ``sqlite3``, :mod:`genesis_git.hooks.runtime` and the
+story modules; never typer, rich, numpy, nor even ``subprocess`` or ``pathlib``
+(see :mod:`genesis_git.hooks.runtime`).  Exit codes: 0 always, except 65 from
+commit-msg when ``story.require_story`` rejects a message (the shim turns 65
+into 1 and any other failure into a warning, so that a broken installation
+never blocks a commit).
 
 Any failure goes to the hook log in the store, with one line on stderr.
 """
@@ -13,50 +15,22 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
-from genesis_git.config import Config, load_config
-from genesis_git.repo import Repo, find_repo
+from genesis_git.hooks.runtime import HookRepo, open_store, store_path, story_settings
 
+TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
 if TYPE_CHECKING:
     import sqlite3
-    from pathlib import Path
+    from collections.abc import Callable, Sequence
+
+    HookFn = Callable[[HookRepo, Sequence[str]], int]
 
 REJECT = 65
-HookFn = Callable[[Repo, Config, Sequence[str]], int]
+INDEX_MODES = ("background", "inline", "off")
 
 
-def _find_repo() -> Repo:
-    """:func:`find_repo` in one git call (the hooks run at the top of the worktree)."""
-    from pathlib import Path
-
-    from genesis_git.repo import run_git
-
-    proc = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir",
-                    "--show-toplevel"], ".", check=False)
-    lines = proc.stdout.decode().splitlines()
-    if proc.returncode != 0 or len(lines) < 4 or lines[0].strip() != "false":
-        return find_repo()  # it explains what is wrong
-    cwd = Path.cwd()
-    return Repo(root=Path(lines[3]), git_dir=(cwd / lines[1]).resolve(),
-                common_dir=(cwd / lines[2]).resolve())
-
-
-def _store(repo: Repo) -> Path:
-    from genesis_git.db.connect import store_path
-
-    return store_path(repo)
-
-
-def _open(repo: Repo) -> sqlite3.Connection:
-    from genesis_git.db.connect import connect
-
-    return connect(_store(repo))
-
-
-def commit_msg(repo: Repo, config: Config, args: Sequence[str]) -> int:
+def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
+    """Reject a message without a story id (when required); add the session trailer."""
     from genesis_git.story.commits import SESSION_TRAILER, is_exempt, message_story_ids
 
     if not args:
@@ -64,19 +38,19 @@ def commit_msg(repo: Repo, config: Config, args: Sequence[str]) -> int:
     msg_file = args[0]
     with open(msg_file, encoding="utf-8", errors="replace") as fh:
         message = fh.read()
-    merging = (repo.git_dir / "MERGE_HEAD").exists()
-    pattern = config.str("story.pattern")
-    if config.bool("story.require_story") and not merging and not is_exempt(message):
+    merging = os.path.exists(os.path.join(repo.git_dir, "MERGE_HEAD"))
+    pattern, required = story_settings(repo.root)
+    if required and not merging and not is_exempt(message):
         if not message_story_ids(message, pattern):
             sys.stderr.write(
                 f"genesis: commit rejected: the subject names no story id (pattern {pattern}, "
                 'e.g. "STORY-12: ..."; a "Story:" trailer also counts)\n')
             return REJECT
-    if merging or not _store(repo).exists():
+    if merging or not os.path.exists(store_path(repo)):
         return 0
     from genesis_git.story.ledger import active_session
 
-    conn = _open(repo)
+    conn = open_store(repo, migrate=False)  # a read: the session table is there or nothing is
     try:
         session = active_session(conn, repo)
     finally:
@@ -88,60 +62,69 @@ def commit_msg(repo: Repo, config: Config, args: Sequence[str]) -> int:
     return 0
 
 
-def post_commit(repo: Repo, config: Config, args: Sequence[str]) -> int:
+class _Store:
+    """Opens the store on first use and closes it at the end."""
+
+    def __init__(self, repo: HookRepo) -> None:
+        self.repo = repo
+        self.conn: sqlite3.Connection | None = None
+
+    def __call__(self) -> sqlite3.Connection:
+        if self.conn is None:
+            self.conn = open_store(self.repo)
+        return self.conn
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+def post_commit(repo: HookRepo, args: Sequence[str]) -> int:
     from genesis_git.story import binding
 
-    conn_box: list[sqlite3.Connection] = []
-
-    def open_store() -> sqlite3.Connection:
-        conn_box.append(_open(repo))
-        return conn_box[-1]
-
+    pattern, _ = story_settings(repo.root)
+    store = _Store(repo)
     try:
-        result = binding.post_commit(repo, config, open_store)
+        result = binding.post_commit(repo, pattern, store)
         if result is not None and result.blobs:
-            _index(repo, config, conn_box[0], result.blobs)
+            _index(repo, store(), result.blobs)
     finally:
-        for conn in conn_box:
-            conn.close()
+        store.close()
     return 0
 
 
-def post_rewrite(repo: Repo, config: Config, args: Sequence[str]) -> int:
+def post_rewrite(repo: HookRepo, args: Sequence[str]) -> int:
     from genesis_git.story import binding
 
     kind = args[0] if args else "amend"
     pairs = binding.parse_rewrites(sys.stdin.read())
     if not pairs:
         return 0
-    conn_box: list[sqlite3.Connection] = []
-
-    def open_store() -> sqlite3.Connection:
-        conn_box.append(_open(repo))
-        return conn_box[-1]
-
+    pattern, _ = story_settings(repo.root)
+    store = _Store(repo)
     try:
-        result = binding.post_rewrite(repo, config, kind, pairs, open_store,
-                                      store_exists=_store(repo).exists())
+        result = binding.post_rewrite(repo, pattern, kind, pairs, store,
+                                      store_exists=os.path.exists(store_path(repo)))
         if result is not None and result.blobs:
-            _index(repo, config, conn_box[0], result.blobs)
+            _index(repo, store(), result.blobs)
     finally:
-        for conn in conn_box:
-            conn.close()
+        store.close()
     return 0
 
 
-def _index(repo: Repo, config: Config, conn: sqlite3.Connection,
-           blobs: list[tuple[str, str]]) -> None:
+def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]]) -> None:
     """Index the commit's blobs that the cache lacks.
 
-    ``GENESIS_HOOKS_INDEX``: ``background`` (default; a detached process does it, so the
+    ``GENESIS_HOOKS_INDEX``: ``background`` (default: a detached process does it, so the
     commit does not wait for chunking and embedding), ``inline`` or ``off``.  The binding
     is already saved, so a failure here only logs.
     """
     mode = os.environ.get("GENESIS_HOOKS_INDEX", "background")
+    if mode not in INDEX_MODES:
+        mode = "background"
     if mode == "off":
         return
+    from genesis_git.hooks.runtime import no_git_env, spawn_detached
     from genesis_git.story import binding
 
     try:
@@ -149,34 +132,31 @@ def _index(repo: Repo, config: Config, conn: sqlite3.Connection,
         if not missing:
             return
         if mode == "inline":
-            binding.index_blobs(conn, repo, config, missing)
+            _index_now(repo, conn, missing)
             return
-        import subprocess
-
-        from genesis_git.repo import clean_env
-
-        # the commit is over when this runs: nothing of its GIT_* environment applies
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "genesis_git.hooks.run", "index-blobs"], cwd=str(repo.root),
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env=clean_env(), start_new_session=True)
-        assert proc.stdin is not None
-        proc.stdin.write("".join(f"{p}\0{s}\0" for p, s in missing).encode(
-            "utf-8", "surrogateescape"))
-        proc.stdin.close()
+        # the commit is over when the indexer runs: none of its GIT_* environment applies
+        payload = "".join(f"{p}\0{s}\0" for p, s in missing).encode("utf-8", "surrogateescape")
+        spawn_detached(["-m", "genesis_git.hooks.run", "index-blobs"], payload, no_git_env())
     except Exception as exc:
         _report(repo, "post-commit (indexing)", exc)
 
 
-def index_blobs(repo: Repo, config: Config, args: Sequence[str]) -> int:
-    """The detached indexer: ``path\0sha\0`` pairs on stdin."""
+def _index_now(repo: HookRepo, conn: sqlite3.Connection,
+               entries: list[tuple[str, str]]) -> None:
+    from genesis_git.config import load_config
     from genesis_git.story import binding
 
+    full = repo.to_repo()
+    binding.index_blobs(conn, full, load_config(full.root), entries)
+
+
+def index_blobs(repo: HookRepo, args: Sequence[str]) -> int:
+    """The detached indexer: ``path\\0sha\\0`` pairs on stdin."""
     parts = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0")
     entries = [(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
-    conn = _open(repo)
+    conn = open_store(repo)
     try:
-        binding.index_blobs(conn, repo, config, entries)
+        _index_now(repo, conn, entries)
     finally:
         conn.close()
     return 0
@@ -190,11 +170,14 @@ HOOKS: dict[str, HookFn] = {
 }
 
 
-def _report(repo: Repo | None, hook: str, exc: BaseException) -> None:
+def _report(repo: HookRepo | None, hook: str, exc: BaseException) -> None:
+    import traceback
+
     from genesis_git.story import hooklog
 
     summary = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-    where = hooklog.record(repo, hook, summary, traceback.format_exc())
+    where = hooklog.record(repo.to_repo() if repo else None, hook, summary,
+                           traceback.format_exc())
     tail = f"details in {where}" if where else "the log could not be written"
     sys.stderr.write(f"genesis: warning: {hook} hook failed ({summary}); the commit is kept; "
                      f"{tail}; `genesis story rebuild` recovers\n")
@@ -209,11 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "{commit-msg|post-commit|post-rewrite} [args]\n")
         return 2
     hook, rest = args[0], args[1:]
-    repo: Repo | None = None
+    repo: HookRepo | None = None
     try:
-        repo = _find_repo()
-        config = load_config(repo.root)
-        return HOOKS[hook](repo, config, rest)
+        repo = HookRepo.discover()
+        return HOOKS[hook](repo, rest)
     except Exception as exc:
         _report(repo, hook, exc)
         return 0

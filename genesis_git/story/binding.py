@@ -17,17 +17,9 @@ the new ones in a single batch.
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+import os
+import time
 
-from genesis_git.config import Config
-from genesis_git.db.connect import transaction
-from genesis_git.errors import GenesisError, UsageError
-from genesis_git.repo import Repo
 from genesis_git.story import ledger
 from genesis_git.story.commits import (
     Change,
@@ -38,20 +30,34 @@ from genesis_git.story.commits import (
     title_from_subject,
 )
 
-SessionFor = Callable[[CommitInfo], "sqlite3.Row | None"]
+TYPE_CHECKING = False  # not `typing`: the hooks import this module
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from genesis_git.config import Config
+    from genesis_git.repo import Repo
+    from genesis_git.story.commits import GitRepo
+
+    SessionFor = Callable[[CommitInfo], "sqlite3.Row | None"]
+    OpenStore = Callable[[], sqlite3.Connection]
+
 INDEXED_MODES = ("100644", "100755")
 
 
-@dataclass
 class BindResult:
-    commits: int = 0
-    stories: list[str] = field(default_factory=list)
-    created: list[str] = field(default_factory=list)
-    links: int = 0
-    files: int = 0
-    notes: int = 0
-    dropped: int = 0
-    blobs: list[tuple[str, str]] = field(default_factory=list)
+    """What one binding run added (a plain class: the hooks avoid importing dataclasses)."""
+
+    def __init__(self) -> None:
+        self.commits = 0
+        self.stories: list[str] = []
+        self.created: list[str] = []
+        self.links = 0
+        self.files = 0
+        self.notes = 0
+        self.dropped = 0
+        self.blobs: list[tuple[str, str]] = []
 
     def as_dict(self) -> dict[str, Any]:
         return {"commits": self.commits, "stories": self.stories, "created": self.created,
@@ -59,11 +65,12 @@ class BindResult:
                 "dropped": self.dropped}
 
 
-def in_rebase(repo: Repo) -> bool:
-    return (repo.git_dir / "rebase-merge").is_dir() or (repo.git_dir / "rebase-apply").is_dir()
+def in_rebase(repo: GitRepo) -> bool:
+    return any(os.path.isdir(os.path.join(repo.git_dir, name))
+               for name in ("rebase-merge", "rebase-apply"))
 
 
-def session_resolver(conn: sqlite3.Connection, repo: Repo) -> SessionFor:
+def session_resolver(conn: sqlite3.Connection, repo: GitRepo) -> SessionFor:
     """The session of a commit: its ``Genesis-Session`` trailer when the store knows it,
     else the worktree's active session."""
     active = ledger.active_session(conn, repo)
@@ -89,15 +96,14 @@ def trailer_sessions(conn: sqlite3.Connection) -> SessionFor:
 
 
 def _iso(ts: int) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(ts))
 
 
-def apply(conn: sqlite3.Connection, repo: Repo, config: Config, commits: Sequence[CommitInfo],
+def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequence[CommitInfo],
           changes: dict[str, list[Change]], *, session_for: SessionFor | None = None,
           notes_before_commit: bool = False, forced: Sequence[str] | None = None,
           result: BindResult | None = None) -> BindResult:
-    """Bind ``commits`` (inside the caller's transaction)."""
-    pattern = config.str("story.pattern")
+    """Bind ``commits`` (inside the caller's transaction); ``pattern`` is ``story.pattern``."""
     result = result or BindResult()
     touched: dict[str, None] = {}
     for commit in commits:
@@ -175,39 +181,40 @@ def _refresh_baseline(conn: sqlite3.Connection, story_id: str) -> None:
                        "ORDER BY id LIMIT 1", (story_id,)).fetchone()
     if row is None or not row[0]:
         return
+    import json
+
     parents = json.loads(row[0]).get("parents") or []
     conn.execute("UPDATE story_records SET baseline_commit_sha=? WHERE story_id=?",
                  (parents[0] if parents else None, story_id))
 
 
-def bind_commits(conn: sqlite3.Connection, repo: Repo, config: Config,
+def bind_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str,
                  commits: Sequence[CommitInfo], changes: dict[str, list[Change]],
                  **kwargs: Any) -> BindResult:
     """:func:`apply` in its own transaction."""
-    with transaction(conn):
-        return apply(conn, repo, config, commits, changes, **kwargs)
+    with ledger.immediate(conn):
+        return apply(conn, repo, pattern, commits, changes, **kwargs)
 
 
 # -- the hooks ---------------------------------------------------------------------
 
-def head_commit(repo: Repo) -> CommitInfo | None:
+def head_commit(repo: GitRepo) -> CommitInfo | None:
     commits = read_commits(repo, ["HEAD"])
     return commits[0] if commits else None
 
 
-def post_commit(repo: Repo, config: Config,
-                open_store: Callable[[], sqlite3.Connection]) -> BindResult | None:
+def post_commit(repo: GitRepo, pattern: str, open_store: OpenStore) -> BindResult | None:
     """Bind HEAD.  Nothing happens during a rebase, for a merge, or without a story id."""
     if in_rebase(repo):
         return None
     commit = head_commit(repo)
     if commit is None or commit.is_merge:
         return None
-    if not story_ids(commit, config.str("story.pattern")):
+    if not story_ids(commit, pattern):
         return None
     conn = open_store()
     changes = changed_files(repo, [commit])
-    return bind_commits(conn, repo, config, [commit], changes,
+    return bind_commits(conn, repo, pattern, [commit], changes,
                         session_for=session_resolver(conn, repo))
 
 
@@ -220,9 +227,8 @@ def parse_rewrites(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def post_rewrite(repo: Repo, config: Config, kind: str, pairs: Sequence[tuple[str, str]],
-                 open_store: Callable[[], sqlite3.Connection], *,
-                 store_exists: bool = True) -> BindResult | None:
+def post_rewrite(repo: GitRepo, pattern: str, kind: str, pairs: Sequence[tuple[str, str]],
+                 open_store: OpenStore, *, store_exists: bool = True) -> BindResult | None:
     """Move old SHAs to new ones in one batch (amend, rebase, squash and fixup included).
 
     An amend during a rebase is skipped: the rebase's own post-rewrite covers it.
@@ -236,14 +242,13 @@ def post_rewrite(repo: Repo, config: Config, kind: str, pairs: Sequence[tuple[st
         return None
     news = list(dict.fromkeys(n for _, n in pairs))
     commits = [c for c in read_commits(repo, news) if not c.is_merge]
-    pattern = config.str("story.pattern")
     if not store_exists and not any(story_ids(c, pattern) for c in commits):
         return None
     conn = open_store()
     new_set = set(news)
     story_commits = [c for c in commits if story_ids(c, pattern)]
     changes = changed_files(repo, story_commits)
-    with transaction(conn):
+    with ledger.immediate(conn):
         result = BindResult()
         for old, new in pairs:
             if old in new_set:
@@ -252,7 +257,8 @@ def post_rewrite(repo: Repo, config: Config, kind: str, pairs: Sequence[tuple[st
             conn.execute("UPDATE session_artifacts SET bound_commit=? WHERE bound_commit=?",
                          (new, old))
         session_for = session_resolver(conn, repo) if kind == "amend" else None
-        apply(conn, repo, config, story_commits, changes, session_for=session_for, result=result)
+        apply(conn, repo, pattern, story_commits, changes, session_for=session_for,
+              result=result)
     return result
 
 
@@ -290,6 +296,8 @@ def index_blobs(conn: sqlite3.Connection, repo: Repo, config: Config,
 def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: str,
                link_type: str, target: str, description: str | None = None) -> dict[str, Any]:
     """``genesis story link``.  A ``commit`` target is resolved and bound with its files."""
+    from genesis_git.errors import GenesisError, UsageError
+
     ledger.check_link_type(link_type)
     if not target.strip():
         raise UsageError("--target is empty")
@@ -301,11 +309,11 @@ def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: s
             raise GenesisError(f"{target!r} is not a commit of this repository",
                                hint="give a SHA, a branch or a tag")
         commits = read_commits(repo, [sha])
-        res = bind_commits(conn, repo, config, commits, changed_files(repo, commits),
-                           forced=[story_id])
+        res = bind_commits(conn, repo, config.str("story.pattern"), commits,
+                           changed_files(repo, commits), forced=[story_id])
         return {"story_id": story_id, "type": "commit", "target": sha,
                 "added": res.links > 0, "files": res.files}
-    with transaction(conn):
+    with ledger.immediate(conn):
         added = ledger.add_link(conn, story_id, link_type, target.strip(), description)
         ledger.touch(conn, story_id)
     return {"story_id": story_id, "type": link_type, "target": target.strip(), "added": added}

@@ -10,12 +10,25 @@ whole batch of commits; a merge is compared with its first parent.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+TYPE_CHECKING = False  # not `typing`: the hooks import this module
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Mapping, Sequence
+    from os import PathLike
+    from typing import Protocol
 
-from genesis_git.repo import Repo
+    class GitRepo(Protocol):
+        """What the story modules need of a repository: :class:`genesis_git.repo.Repo`,
+        or the hooks' lighter :class:`genesis_git.hooks.runtime.HookRepo`."""
+
+        @property
+        def root(self) -> str | PathLike[str]: ...
+        @property
+        def git_dir(self) -> str | PathLike[str]: ...
+        @property
+        def project_id(self) -> str: ...
+        def git(self, *args: str, input: bytes | None = ..., check: bool = ...,
+                env: Mapping[str, str] | None = ...) -> bytes: ...
 
 SESSION_TRAILER = "Genesis-Session"
 STORY_TRAILER = "story"
@@ -26,25 +39,36 @@ LOG_FORMAT = "%x1f".join(_FIELDS)
 _STATUS = {"A": "added", "M": "updated", "T": "updated", "D": "removed"}
 
 
-@dataclass
 class Change:
-    path: str
-    change_type: str  # added | updated | removed
-    blob: str | None  # the new blob (the old one for a removal)
-    mode: str
+    """One changed file of a commit."""
+
+    __slots__ = ("path", "change_type", "blob", "mode")
+
+    def __init__(self, path: str, change_type: str, blob: str | None, mode: str) -> None:
+        self.path = path
+        self.change_type = change_type  # added | updated | removed
+        self.blob = blob  # the new blob (the old one for a removal)
+        self.mode = mode
 
 
-@dataclass
 class CommitInfo:
-    sha: str
-    parents: list[str]
-    author_name: str
-    author_email: str
-    author_date: str
-    committer_ts: int
-    subject: str
-    message: str
-    trailers: list[tuple[str, str]] = field(default_factory=list)
+    """A commit's metadata and message (plain class: the hooks avoid importing dataclasses)."""
+
+    __slots__ = ("sha", "parents", "author_name", "author_email", "author_date",
+                 "committer_ts", "subject", "message", "trailers")
+
+    def __init__(self, sha: str, parents: list[str], author_name: str, author_email: str,
+                 author_date: str, committer_ts: int, subject: str, message: str,
+                 trailers: list[tuple[str, str]] | None = None) -> None:
+        self.sha = sha
+        self.parents = parents
+        self.author_name = author_name
+        self.author_email = author_email
+        self.author_date = author_date
+        self.committer_ts = committer_ts
+        self.subject = subject
+        self.message = message
+        self.trailers = trailers or []
 
     @property
     def author(self) -> str:
@@ -95,7 +119,7 @@ def parse_log(data: bytes) -> list[CommitInfo]:
     return commits
 
 
-def read_commits(repo: Repo, shas: Sequence[str]) -> list[CommitInfo]:
+def read_commits(repo: GitRepo, shas: Sequence[str]) -> list[CommitInfo]:
     """The given commits, in the given order (one ``git log --no-walk`` call)."""
     if not shas:
         return []
@@ -103,14 +127,14 @@ def read_commits(repo: Repo, shas: Sequence[str]) -> list[CommitInfo]:
     return parse_log(out)
 
 
-def walk_commits(repo: Repo, revs: Sequence[str]) -> list[CommitInfo]:
+def walk_commits(repo: GitRepo, revs: Sequence[str]) -> list[CommitInfo]:
     """Every commit reachable from ``revs``, oldest first, parents before children."""
     out = repo.git("log", "-z", "--reverse", "--topo-order", f"--format={LOG_FORMAT}",
                    *revs, "--")
     return parse_log(out)
 
 
-def changed_files(repo: Repo, commits: Iterable[CommitInfo]) -> dict[str, list[Change]]:
+def changed_files(repo: GitRepo, commits: Iterable[CommitInfo]) -> dict[str, list[Change]]:
     """Files each commit changed (against its first parent; a root commit against nothing)."""
     lines = []
     for c in commits:
@@ -142,19 +166,32 @@ def changed_files(repo: Repo, commits: Iterable[CommitInfo]) -> dict[str, list[C
     return result
 
 
-@lru_cache(maxsize=16)
+_CACHE: dict[tuple[str, str], re.Pattern[str]] = {}
+
+
+def _regex(kind: str, pattern: str) -> re.Pattern[str]:
+    """Compiled forms of ``story.pattern`` (``re`` is imported on first use only)."""
+    key = (kind, pattern)
+    if key not in _CACHE:
+        import re
+
+        if kind == "id":
+            _CACHE[key] = re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])")
+        else:  # ids that open a line: STORY-12: …, [STORY-12] …, STORY-1, STORY-2 - …
+            _CACHE[key] = re.compile(rf"^\s*[\[(]?\s*((?:{pattern}))\s*[\])]?\s*[:,;/\-–—]?\s*")
+    return _CACHE[key]
+
+
 def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])")
+    return _regex("id", pattern)
 
 
 def ids_in_text(text: str, pattern: str) -> list[str]:
     return [m.group(0) for m in _compiled(pattern).finditer(text)]
 
 
-@lru_cache(maxsize=16)
 def _head(pattern: str) -> re.Pattern[str]:
-    """Ids that open a line: ``STORY-12: …``, ``[STORY-12] …``, ``STORY-1, STORY-2 - …``."""
-    return re.compile(rf"^\s*[\[(]?\s*((?:{pattern}))\s*[\])]?\s*[:,;/\-–—]?\s*")
+    return _regex("head", pattern)
 
 
 def head_ids(line: str, pattern: str) -> tuple[list[str], str]:
@@ -179,7 +216,7 @@ def _ids(subject: str, body_lines: Iterable[str], story_values: Iterable[str],
     for line in body_lines:
         found.extend(head_ids(line, pattern)[0])
     for value in story_values:
-        found.extend(v for v in re.split(r"[,\s]+", value) if v)
+        found.extend(v for v in value.replace(",", " ").split() if v)
     return _unique(found)
 
 

@@ -2,7 +2,7 @@
 
 Every insert is ``INSERT OR IGNORE`` against the unique indexes of the schema,
 so writing the same fact twice adds nothing.  Callers that write several facts
-wrap them in :func:`genesis_git.db.connect.transaction`.
+wrap them in :class:`immediate` (one ``BEGIN IMMEDIATE`` transaction).
 
 Artifacts that come from a commit's changed files have ``artifact_role``
 ``doc_change``, ``doc_id`` = the commit SHA, ``doc_version`` = the blob SHA and
@@ -12,29 +12,45 @@ requirement document) exists only in the ledger.
 
 from __future__ import annotations
 
-import difflib
-import json
-import sqlite3
-from datetime import datetime, timezone
-from typing import Any
+import time
 
-from genesis_git.db.connect import transaction
-from genesis_git.db.migrations import LINK_TYPES, STORY_ROLES, STORY_STATUSES
-from genesis_git.errors import GenesisError, UsageError
-from genesis_git.repo import Repo
+TYPE_CHECKING = False  # not `typing`: the hooks import this module
+if TYPE_CHECKING:
+    import sqlite3
+    from types import TracebackType
+    from typing import Any
+
+    from genesis_git.story.commits import GitRepo
 
 COMMIT_SOURCE = "commit"
 ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
-assert set(ROLE_ORDER) == set(STORY_ROLES)
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """UTC, milliseconds, the format of the schema's defaults."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+class immediate:
+    """One write transaction (``BEGIN IMMEDIATE``), like ``db.connect.transaction``; kept
+    here so that the hooks need not import the connection module."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
 
 
 # -- sessions (read side; the session module owns their life cycle) -----------
 
-def active_session(conn: sqlite3.Connection, repo: Repo) -> sqlite3.Row | None:
+def active_session(conn: sqlite3.Connection, repo: GitRepo) -> sqlite3.Row | None:
     """The active session of this worktree (the hooks use this to stay free of the indexer)."""
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM sessions WHERE worktree=? AND status='active'", (str(repo.root),)
@@ -73,6 +89,8 @@ def touch(conn: sqlite3.Connection, story_id: str, by: str | None = None) -> Non
 
 def add_link(conn: sqlite3.Connection, story_id: str, link_type: str, target: str,
              description: str | None = None, meta: dict[str, Any] | None = None) -> bool:
+    import json
+
     cur = conn.execute(
         "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, meta) "
         "VALUES (?,?,?,?,?)",
@@ -115,6 +133,8 @@ def get_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
 
 def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str]:
     """Known ids most like ``story_id`` (ignoring case); ties in id order."""
+    import difflib
+
     known = [r[0] for r in conn.execute("SELECT story_id FROM story_records")]
     scored = []
     for k in known:
@@ -126,6 +146,8 @@ def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str
 
 def require_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row:
     """The record, or a GenesisError that names the closest known ids."""
+    from genesis_git.errors import GenesisError
+
     row = get_record(conn, story_id)
     if row is not None:
         return row
@@ -174,12 +196,18 @@ def list_records(conn: sqlite3.Connection, status: str | None = None) -> list[di
 
 
 def check_status(status: str) -> None:
+    from genesis_git.db.migrations import STORY_STATUSES
+    from genesis_git.errors import UsageError
+
     if status not in STORY_STATUSES:
         raise UsageError(f"unknown status {status!r}",
                          hint="choose from " + ", ".join(STORY_STATUSES))
 
 
 def check_link_type(link_type: str) -> None:
+    from genesis_git.db.migrations import LINK_TYPES
+    from genesis_git.errors import UsageError
+
     if link_type not in LINK_TYPES:
         raise UsageError(f"unknown link type {link_type!r}",
                          hint="choose from " + ", ".join(LINK_TYPES))
@@ -191,13 +219,15 @@ def set_record(conn: sqlite3.Connection, project_id: str, story_id: str, *,
                status: str | None = None, title: str | None = None,
                by: str | None = None) -> tuple[dict[str, Any], bool]:
     """Change status and/or title; a missing story is created (status ``draft``)."""
+    from genesis_git.errors import UsageError
+
     if status is None and title is None:
         raise UsageError("nothing to set", hint="give --status and/or --title")
     if status is not None:
         check_status(status)
     if not story_id.strip():
         raise UsageError("the story id is empty")
-    with transaction(conn):
+    with immediate(conn):
         created = ensure_record(conn, story_id=story_id, project_id=project_id, title=title,
                                 status=status or "draft", by=by)
         if not created:

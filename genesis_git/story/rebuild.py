@@ -17,7 +17,6 @@ import sqlite3
 from typing import Any
 
 from genesis_git.config import Config
-from genesis_git.db.connect import transaction
 from genesis_git.repo import Repo
 from genesis_git.story import hooklog, ledger
 from genesis_git.story.binding import BindResult, apply, trailer_sessions
@@ -33,8 +32,8 @@ def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
     story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
     changes = changed_files(repo, story_commits)
     reachable = {c.sha for c in commits}
-    with transaction(conn):
-        result = apply(conn, repo, config, story_commits, changes,
+    with ledger.immediate(conn):
+        result = apply(conn, repo, pattern, story_commits, changes,
                        session_for=trailer_sessions(conn), notes_before_commit=True,
                        result=BindResult())
         linked = [r[0] for r in conn.execute(

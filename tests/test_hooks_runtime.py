@@ -1,0 +1,140 @@
+"""The hooks' light runtime equals the full implementations it stands in for."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from genesis_git.config import default_config_text, load_config
+from genesis_git.db.connect import connect, store_path
+from genesis_git.db.migrations import MIGRATIONS
+from genesis_git.errors import GenesisError
+from genesis_git.hooks import runtime
+from genesis_git.repo import clean_env, find_repo, hash_blob
+
+from conftest import git, write
+
+
+def test_repository_discovery_matches_find_repo(repo: Path, monkeypatch: pytest.MonkeyPatch
+                                                ) -> None:
+    wt = repo.parent / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "linked", str(wt))
+    for root in (repo, wt):
+        monkeypatch.chdir(root)
+        light, full = runtime.HookRepo.discover(), find_repo()
+        assert (light.root, light.git_dir, light.common_dir, light.project_id) == (
+            str(full.root), str(full.git_dir), str(full.common_dir), full.project_id)
+        back = light.to_repo()
+        assert (back.root, back.git_dir, back.common_dir) == (full.root, full.git_dir,
+                                                              full.common_dir)
+    monkeypatch.chdir(repo / ".git")
+    with pytest.raises(GenesisError, match="inside the .git folder"):
+        runtime.HookRepo.discover()
+
+
+def test_store_location_and_pragmas_match_connect(repo: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    light = runtime.HookRepo.discover()
+    assert runtime.store_path(light) == str(store_path(find_repo()))
+    monkeypatch.delenv("GENESIS_HOME")
+    assert runtime.store_path(light) == str(store_path(find_repo()))
+    monkeypatch.setenv("GENESIS_HOME", "~/somewhere")
+    assert runtime.store_path(light) == str(store_path(find_repo()))
+    monkeypatch.setenv("GENESIS_HOME", str(repo.parent / "store"))
+    monkeypatch.setenv("GENESIS_BUSY_TIMEOUT_MS", "1234")
+    pragmas = ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
+    ours = runtime.open_store(light)
+    theirs = connect(store_path(find_repo()))
+    try:
+        for name in pragmas:
+            assert ours.execute(f"PRAGMA {name}").fetchone()[0] == \
+                theirs.execute(f"PRAGMA {name}").fetchone()[0], name
+    finally:
+        ours.close()
+        theirs.close()
+    monkeypatch.setenv("GENESIS_BUSY_TIMEOUT_MS", "soon")
+    assert runtime.busy_timeout_ms() == runtime.DEFAULT_BUSY_MS
+
+
+def test_migrations_are_known_without_importing_them(repo: Path, genesis_env: Path) -> None:
+    assert runtime.known_migrations() == [m.__name__ for m in MIGRATIONS]
+    light = runtime.HookRepo.discover()
+    blank = genesis_env / "genesis.db"
+    sqlite3.connect(blank).close()  # an empty file: nothing applied yet
+    conn = runtime.open_store(light)
+    try:
+        names = [r[0] for r in conn.execute("SELECT name FROM _genesis_migrations ORDER BY id")]
+        assert names == [m.__name__ for m in MIGRATIONS]
+        assert runtime._up_to_date(conn)
+        conn.execute("DELETE FROM _genesis_migrations WHERE name=?", (MIGRATIONS[-1].__name__,))
+        assert not runtime._up_to_date(conn)
+    finally:
+        conn.close()
+
+
+CONFIGS = {
+    "none": {},
+    "commented default": {".genesis.toml": default_config_text()},
+    "genesis.toml": {".genesis.toml": '[story]\nrequire_story = true\npattern = "PROJ-\\\\d+"\n'},
+    "pyproject": {"pyproject.toml": '[project]\nname = "x"\n\n[tool.genesis.story]\n'
+                                    "require_story = true\n"},
+    "pyproject without genesis": {"pyproject.toml": '[project]\nname = "user-story-tool"\n'},
+}
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.parametrize("env", [{}, {"GENESIS_STORY_REQUIRE_STORY": "yes"},
+                                 {"GENESIS_STORY_PATTERN": "T\\d+", "GENESIS_STORY_REQUIRE_STORY": "0"}])
+def test_story_settings_match_load_config(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                          name: str, env: dict[str, str]) -> None:
+    for rel, text in CONFIGS[name].items():
+        write(repo, rel, text)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    config = load_config(repo)
+    assert runtime.story_settings(str(repo)) == (config.str("story.pattern"),
+                                                 config.bool("story.require_story"))
+
+
+def test_story_settings_leave_errors_to_the_real_loader(repo: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GENESIS_STORY_REQUIRE_STORY", "maybe")
+    with pytest.raises(GenesisError, match="is not a boolean"):
+        runtime.story_settings(str(repo))
+    assert runtime.DEFAULT_PATTERN == load_config(None, env={}).str("story.pattern")
+
+
+def test_git_environment_is_cleaned_like_clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_DIR", "/elsewhere/.git")
+    monkeypatch.setenv("GIT_INDEX_FILE", "/elsewhere/.git/index.lock")
+    assert runtime.no_git_env() == clean_env()
+    assert "GIT_DIR" not in runtime.no_git_env()
+    assert runtime.no_git_env()["GIT_AUTHOR_NAME"] == "Test User"
+
+
+def test_run_git_streams_input_output_and_errors(repo: Path) -> None:
+    big = os.urandom(300_000)  # larger than any pipe buffer, in and out
+    code, out, err = runtime.run_git(["hash-object", "-w", "--stdin"], input=big)
+    assert (code, err) == (0, b"")
+    assert out.decode().strip() == hash_blob(big)
+    code, out, _ = runtime.run_git(["cat-file", "--batch"],
+                                   input=(hash_blob(big) + "\n").encode())
+    assert code == 0 and out.endswith(b"\n") and len(out) > len(big)
+    code, out, _ = runtime.run_git(["hash-object", "--stdin"], input=b"")
+    assert (code, out.decode().strip()) == (0, hash_blob(b""))
+    light = runtime.HookRepo.discover()
+    with pytest.raises(runtime.GitFailed, match="git rev-parse --verify failed: "):
+        light.git("rev-parse", "--verify", "no-such-ref")
+    assert light.git("rev-parse", "--verify", "-q", "nope", check=False) == b""
+
+
+def test_spawn_detached_feeds_stdin_and_returns(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    code = f"import sys; open({str(target)!r}, 'wb').write(sys.stdin.buffer.read())"
+    pid = runtime.spawn_detached(["-c", code], b"path\0sha\0", dict(os.environ))
+    assert pid > 0
+    os.waitpid(pid, 0)  # the hook never waits; the test does, to read the result
+    assert target.read_bytes() == b"path\0sha\0"
