@@ -237,3 +237,25 @@ def test_indexing_failure_after_binding_only_logs(repo: Path, genesis_env: Path,
     assert capsys.readouterr().err.startswith(
         "genesis: warning: post-commit (indexing) hook failed (RuntimeError: indexer exploded)")
     assert _count(genesis_env, "SELECT COUNT(*) FROM story_links") == 1
+
+
+def test_commit_msg_rejects_in_process(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(repo, ".genesis.toml", "[story]\nrequire_story = true\n")
+    msg = repo / "msg.txt"
+    msg.write_text("no id\n")
+    assert hookrun.main(["commit-msg", str(msg)]) == hookrun.REJECT
+    assert capsys.readouterr().err.splitlines() == [REJECT_LINE]
+    (repo / ".git" / "MERGE_HEAD").write_text("0" * 40 + "\n")
+    assert hookrun.main(["commit-msg", str(msg)]) == 0  # a merge in progress is exempt
+
+
+def test_the_detached_indexer_in_process(repo: Path, genesis_env: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    blob = git(repo, "rev-parse", "HEAD:README.md").strip()
+    stdin = io.TextIOWrapper(io.BytesIO(f"README.md\0{blob}\0".encode()))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert hookrun.main(["index-blobs"]) == 0
+    assert _count(genesis_env, f"SELECT COUNT(*) FROM rag_blob_cache WHERE blob_sha='{blob}'") \
+        == 1

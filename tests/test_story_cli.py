@@ -347,3 +347,24 @@ def test_rebuild_of_an_empty_repository(tmp_path: Path, monkeypatch: pytest.Monk
     assert _ok("story", "rebuild").strip() == (
         "scanned 0 commits, 0 name a story: 0 stories (0 new), 0 commit links and 0 file changes "
         "added, 0 notes bound")
+
+
+def test_list_as_a_table_on_a_terminal_and_json_outputs(story_repo: dict[str, Any],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import genesis_git.cli.output as output
+
+    monkeypatch.setattr(output, "stdout_is_tty", lambda: True)
+    out = _ok("story", "list")
+    assert "┃ story" in out and "STORY-12" in out and "add a discount code" in out
+    monkeypatch.setattr(output, "stdout_is_tty", lambda: False)
+    data = json.loads(_ok("story", "set", "STORY-12", "--title", "Discount codes", "--json"))
+    assert (data["created"], data["story"]["title"]) == (False, "Discount codes")
+    data = json.loads(_ok("story", "link", "STORY-12", "--type", "story", "--target", "STORY-13",
+                          "--json"))
+    assert data == {"story_id": "STORY-12", "type": "story", "target": "STORY-13",
+                    "added": True}
+    assert _ok("story", "show", "STORY-12").splitlines()[-1] == "link:     story: STORY-13"
+    _ok("story", "link", "STORY-12", "--type", "doc", "--target", "docs/a.md",
+        "--description", "the spec")
+    assert _ok("story", "show", "STORY-12").splitlines()[-1] == \
+        "link:     doc: docs/a.md  the spec"
