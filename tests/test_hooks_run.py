@@ -259,3 +259,23 @@ def test_the_detached_indexer_in_process(repo: Path, genesis_env: Path,
     assert hookrun.main(["index-blobs"]) == 0
     assert _count(genesis_env, f"SELECT COUNT(*) FROM rag_blob_cache WHERE blob_sha='{blob}'") \
         == 1
+
+
+def test_hook_log_rotates_and_gives_up_quietly(repo: Path, genesis_env: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from genesis_git.story import hooklog
+
+    r = find_repo(repo)
+    monkeypatch.setattr(hooklog, "MAX_BYTES", 10)
+    first = hooklog.record(r, "post-commit", "Boom: one", "trace 1")
+    assert first == genesis_env / "hooks.log"
+    hooklog.record(r, "post-commit", "Boom: two", "trace 2")
+    assert (genesis_env / "hooks.log.1").read_text().startswith("--- ")
+    assert [f.summary for _, fs in hooklog.read_failures(r) for f in fs] == ["Boom: two"]
+    assert hooklog.record(None, "post-commit", "x", "y") is None
+    blocker = repo.parent / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("GENESIS_HOME", str(blocker / "store"))
+    monkeypatch.setattr(hooklog, "FALLBACK_NAME", "missing-dir/genesis-hooks.log")
+    (repo / ".git" / "missing-dir").write_text("a file where a folder should be")
+    assert hooklog.record(r, "post-commit", "x", "y") is None
