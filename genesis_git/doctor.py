@@ -81,6 +81,24 @@ def _check_store(repo: Repo) -> list[Finding]:
     return out
 
 
+def _check_worktrees(repo: Repo) -> Finding:
+    """Every worktree of the clone shares the store; list them (read with GitPython)."""
+    import git
+
+    try:
+        listing = git.Repo(repo.root).git.worktree("list", "--porcelain")
+    except git.GitError as exc:  # pragma: no cover - git itself was checked above
+        return Finding("worktrees", "warn", f"cannot list worktrees: {exc}")
+    paths = [line[len("worktree "):] for line in listing.splitlines()
+             if line.startswith("worktree ")]
+    prunable = sum(1 for line in listing.splitlines() if line.startswith("prunable"))
+    message = f"{len(paths)} sharing this store"
+    if prunable:
+        return Finding("worktrees", "warn", f"{message}; {prunable} prunable",
+                       "run `git worktree prune`")
+    return Finding("worktrees", "ok", message)
+
+
 def run_checks(path: Path | str | None = None) -> list[Finding]:
     findings = [_check_git()]
     try:
@@ -89,6 +107,7 @@ def run_checks(path: Path | str | None = None) -> list[Finding]:
         findings.append(Finding("repository", "error", str(exc), exc.hint or ""))
         return findings
     findings.append(Finding("repository", "ok", str(repo.root)))
+    findings.append(_check_worktrees(repo))
     findings.extend(_check_store(repo))
     config: Config | None = None
     try:

@@ -205,3 +205,17 @@ def test_default_config_text_round_trips(tmp_path: Path) -> None:
     cfg = load_config(tmp_path)
     assert cfg.int("index.max_file_bytes") == 1024 * 1024
     assert cfg.str("story.pattern") == r"[A-Z][A-Z0-9]+-\d+"
+
+
+def test_doctor_lists_worktrees_and_flags_prunable_ones(repo: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from conftest import git
+
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt2"), "-b", "side")
+    res = runner.invoke(app, ["doctor"])
+    assert "[ok  ] worktrees: 2 sharing this store" in res.output
+    shutil.rmtree(tmp_path / "wt2")
+    res = runner.invoke(app, ["doctor"])
+    assert "[warn] worktrees: 2 sharing this store; 1 prunable" in res.output
+    assert "fix: run `git worktree prune`" in res.output
