@@ -119,12 +119,7 @@ def run_checks(path: Path | str | None = None) -> list[Finding]:
     if config is None:
         return findings
     for modname in PROVIDERS:
-        try:
-            mod = importlib.import_module(modname)
-        except ModuleNotFoundError as exc:  # pragma: no cover - a part still being built
-            if exc.name and modname.startswith(exc.name):
-                continue
-            raise
+        mod = importlib.import_module(modname)
         provider: Callable[[Repo, Config], list[Finding]] = mod.doctor_findings
         try:
             findings.extend(provider(repo, config))

@@ -143,22 +143,15 @@ def doctor(
 
 
 def _register() -> None:
-    from genesis_git.cli import cache, session
+    from genesis_git.cli import cache, design, hooks, impact, search, session, story
 
     app.add_typer(session.app, name="session")
+    search.register(app)
+    impact.register(app)
+    app.add_typer(story.app, name="story")
+    app.add_typer(hooks.app, name="hooks")
+    app.add_typer(design.app, name="design")
     app.add_typer(cache.app, name="cache")
-    for modname, name in (("search", None), ("impact", None), ("story", "story"),
-                          ("hooks", "hooks"), ("design", "design")):
-        try:
-            mod = __import__(f"genesis_git.cli.{modname}", fromlist=["app"])
-        except ModuleNotFoundError as exc:  # pragma: no cover - a group still being built
-            if exc.name != f"genesis_git.cli.{modname}":
-                raise
-            continue
-        if name is None:
-            mod.register(app)
-        else:
-            app.add_typer(mod.app, name=name)
 
 
 _register()

@@ -184,12 +184,8 @@ def end(
 
 
 def _register_notes() -> None:
-    try:
-        from genesis_git.cli.session_notes import register
-    except ModuleNotFoundError as exc:  # pragma: no cover - the notes module is optional
-        if exc.name != "genesis_git.cli.session_notes":
-            raise
-        return
+    from genesis_git.cli.session_notes import register
+
     register(app)
 
 
