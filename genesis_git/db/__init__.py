@@ -1,5 +1,6 @@
-"""The SQLite store: one file per clone, shared by every worktree."""
+"""The SQLite store: one file per clone, shared by every worktree.
 
-from genesis_git.db.connect import connect, open_store, store_dir, store_path
-
-__all__ = ["connect", "open_store", "store_dir", "store_path"]
+``genesis_git.db.connect`` opens it; ``genesis_git.db.migrations`` holds the
+schema.  Nothing is imported here, so that the git hooks can load the
+migrations without the rest of genesis.
+"""
