@@ -8,7 +8,10 @@ For every case of the development sets (JSON lines with ``repo``, ``parent``,
 2. per case, makes a scratch clone that holds exactly the history of
    ``parent`` (``clone --no-local --no-checkout``, detached checkout, remote,
    refs and reflog removed, ``gc --prune=now``) and checks that ``commit`` is
-   absent;
+   absent.  A copy that lacks a few large blobs makes ``upload-pack`` refuse
+   the clone; then the object files are copied (``--no-hardlinks``) and only
+   what ``HEAD`` reaches is repacked, which ends in the same state (missing
+   files show as deleted and are skipped);
 3. runs the real console script there, offline, on the query only:
    ``genesis search --files --json -k 50 QUERY`` (``--mode search``) or
    ``genesis impact --json -k 50 QUERY`` (``--mode impact``, ranked by its
@@ -68,21 +71,54 @@ def prepare_full(repo: str, source: str, data: Path) -> Path:
     return full
 
 
-def prepare_case(full: Path, case: dict[str, Any], dest: Path) -> Path:
-    """A scratch clone at ``case["parent"]`` whose history ends there (the sets' README)."""
+def prepare_case(full: Path, case: dict[str, Any], dest: Path, reuse: bool = False) -> Path:
+    """A scratch clone at ``case["parent"]`` whose history ends there (the sets' README).
+
+    With ``reuse``, a clone already at ``dest`` whose HEAD is the parent and
+    which lacks ``commit`` is kept as it is.
+    """
+    if reuse and (dest / ".git").is_dir():
+        head = git("rev-parse", "HEAD", cwd=dest, check=False).stdout.strip()
+        leaked = git("cat-file", "-e", case["commit"], cwd=dest, check=False).returncode == 0
+        if head == case["parent"] and not leaked:
+            return dest
     shutil.rmtree(dest, ignore_errors=True)
-    git("clone", "--quiet", "--no-local", "--no-checkout", str(full), str(dest))
-    git("checkout", "--quiet", "--detach", case["parent"], cwd=dest)
+    cloned = git("clone", "--quiet", "--no-local", "--no-checkout", str(full), str(dest),
+                 check=False).returncode == 0
+    if not cloned:
+        # A copy that lacks a few large blobs makes upload-pack refuse the clone;
+        # copy the object files instead and repack what is reachable below.
+        shutil.rmtree(dest, ignore_errors=True)
+        git("clone", "--quiet", "--no-hardlinks", "--no-checkout", str(full), str(dest))
+    git("checkout", "--quiet", "--detach", case["parent"], cwd=dest, check=cloned)
     git("remote", "remove", "origin", cwd=dest)
     refs = git("for-each-ref", "--format=delete %(refname)", cwd=dest).stdout
     if refs.strip():
         subprocess.run(["git", "update-ref", "--stdin"], cwd=dest, input=refs, text=True,
                        check=True, capture_output=True)
     git("reflog", "expire", "--expire=now", "--all", cwd=dest)
-    git("gc", "--quiet", "--prune=now", cwd=dest)
+    if cloned:
+        git("gc", "--quiet", "--prune=now", cwd=dest)
+    else:
+        _repack_reachable(dest)
     if git("cat-file", "-e", case["commit"], cwd=dest, check=False).returncode == 0:
         raise RuntimeError(f"LEAK: {case['commit']} still present in {dest}")
     return dest
+
+
+def _repack_reachable(dest: Path) -> None:
+    """``gc --prune=now`` for a repository with missing blobs: keep only what HEAD reaches."""
+    pack_dir = dest / ".git" / "objects" / "pack"
+    old = list(pack_dir.iterdir())
+    objects = git("rev-list", "--objects", "--missing=allow-any", "HEAD", cwd=dest).stdout
+    subprocess.run(["git", "pack-objects", "--quiet", "--missing=allow-any",
+                    str(pack_dir / "tmp")], cwd=dest, input=objects, text=True, check=True,
+                   capture_output=True)
+    for f in old:
+        f.unlink()
+    for f in pack_dir.glob("tmp-*"):
+        f.rename(f.with_name("pack-" + f.name[len("tmp-"):]))
+    git("prune", "--expire=now", cwd=dest)
 
 
 def run_search(scratch: Path, query: str, home: Path, *, k: int = 50,
@@ -132,11 +168,12 @@ def score(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
 
 
 def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mode: str,
-             search_mode: str | None, log: Any = None) -> dict[str, Any]:
+             search_mode: str | None, log: Any = None, keep: bool = False) -> dict[str, Any]:
     per_case = []
     seconds = []
     for i, case in enumerate(cases):
-        scratch = prepare_case(full, case, data / "scratch")
+        where = data / "scratch" / (f"{case['repo'].replace('/', '+')}-{i:03d}" if keep else "one")
+        scratch = prepare_case(full, case, where, reuse=keep)
         t0 = time.perf_counter()
         if mode == "impact":
             ranked = run_impact(scratch, case["query"], home)
@@ -148,7 +185,8 @@ def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mo
         if log:
             log(f"[{i + 1}/{len(cases)}] r@10 {s['r10']:.2f} rr {s['rr']:.2f} "
                 f"{seconds[-1]:.1f}s  {case['query'].splitlines()[0][:60]}")
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(scratch, ignore_errors=True)
     n = len(per_case)
     return {
         "cases": n,
@@ -183,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--search-mode", choices=("hybrid", "lexical", "vector"), default=None)
     ap.add_argument("--limit", type=int, default=0, help="only the first N cases of each file")
     ap.add_argument("--json-out", type=Path, help="write per-case results here")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the scratch clones under DATA/scratch and reuse them next time")
     args = ap.parse_args(argv)
     sources = dict(s.split("=", 1) for s in args.source)
     args.data.mkdir(parents=True, exist_ok=True)
@@ -199,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         label = f"genesis {args.mode}" + (f" ({args.search_mode})" if args.search_mode else "")
         print(f"{repo}: {len(cases)} cases", file=sys.stderr)
         result = evaluate(cases, full, args.data, home, args.mode, args.search_mode,
-                          log=lambda m: print(m, file=sys.stderr))
+                          log=lambda m: print(m, file=sys.stderr), keep=args.keep)
         shutil.rmtree(home, ignore_errors=True)
         rows.append((repo, label, result))
         details[repo] = result

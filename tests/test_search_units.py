@@ -101,20 +101,23 @@ def test_matched_and_contributions() -> None:
 
 
 def test_explain_lines_for_each_mode() -> None:
-    b = {"bm25": 2.5, "vector": 0.41, "rrf": 1 / 61 + 1 / 63, "boosts": {"path": 0.5},
-         "lexical_rank": 1, "vector_rank": 3, "terms": {"order": 2.0, "table": 0.5},
-         "path_terms": ["order"]}
+    b = {"bm25": 2.5, "vector": 0.41, "rrf": 1 / 61 + 1 / 62 + 1 / 63,
+         "boosts": {"path": 0.5, "file": 0.25}, "lexical_rank": 1, "path_rank": 2,
+         "vector_rank": 3, "terms": {"order": 2.0, "table": 0.5}, "path_terms": ["order"]}
     assert explain_lines(b, 60, "hybrid") == [
-        "lexical 3.000 (rank 1) = bm25 2.500 [order 2.00, table 0.50] + path 0.500 [order]",
+        "lexical 3.250 (rank 1) = bm25 2.500 [order 2.00, table 0.50] + path 0.500 [order]"
+        " + file 0.250",
+        "path    0.500 (rank 2)",
         "vector  0.410 (rank 3)",
-        "rrf     1/(60+1) + 1/(60+3) = 0.032266"]
-    lex = {**b, "vector": None, "rrf": None, "vector_rank": None, "boosts": {"path": 0.0}}
+        "rrf     1/(60+1) + 1/(60+2) + 1/(60+3) = 0.048395"]
+    lex = {**b, "vector": None, "rrf": None, "vector_rank": None, "path_rank": None,
+           "boosts": {"path": 0.0, "file": 0.0}}
     assert explain_lines(lex, 60, "lexical") == [
         "lexical 2.500 (rank 1) = bm25 2.500 [order 2.00, table 0.50]"]
-    vec = {**b, "lexical_rank": None, "rrf": None}
+    vec = {**b, "lexical_rank": None, "path_rank": None, "rrf": None}
     assert explain_lines(vec, 60, "vector")[1] == "vector  0.410 (rank 3)"
     assert explain_lines({**b, "lexical_rank": None}, 60, "hybrid")[0].startswith(
-        "lexical 3.000 (not ranked)")
+        "lexical 3.250 (not ranked)")
 
 
 def test_highlight_and_snippet() -> None:

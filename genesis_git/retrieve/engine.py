@@ -13,9 +13,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genesis_git.index.classify import glob_match
-from genesis_git.rag.embeddings import EmbeddingError, embedder_id, get_embedder
+from genesis_git.rag.embeddings import (
+    EmbeddingError,
+    HashingEmbedder,
+    embedder_id,
+    get_embedder,
+)
 from genesis_git.retrieve.explain import contributions, matched
-from genesis_git.retrieve.hybrid import DEFAULT_RRF_K, ordered, rrf, top_rows
+from genesis_git.retrieve.hybrid import ordered, rrf, top_rows
 from genesis_git.retrieve.lexical import LexicalScores, lexical_scores
 from genesis_git.retrieve.query import analyse
 from genesis_git.retrieve.results import Hit, SearchOptions, SearchResult
@@ -29,7 +34,6 @@ from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows, query_v
 from genesis_git.text import QueryTerm
 
 if TYPE_CHECKING:
-    from genesis_git.config import Config
     from genesis_git.session import Context
 
 __all__ = ["analyse", "filter_mask", "search"]
@@ -81,14 +85,18 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     terms = analyse(config, query)
     embedder = get_embedder(config)
     idx = session_index(ctx.conn, session_id, embedder_id(embedder))
-    rrf_k = max(1, config.int("search.rrf_k")) if _has(config, "search.rrf_k") else DEFAULT_RRF_K
+    rrf_k = max(1, config.int("search.rrf_k"))
     warnings: list[str] = []
     mode = opts.mode
     mask = filter_mask(idx, opts)
+    lex = lexical_scores(idx, terms)
     vec: np.ndarray | None = None
     if mode in ("vector", "hybrid") and idx.n_rows:
         try:
             vec = cosine_rows(idx, query_vector(embedder, query, terms))
+            if isinstance(embedder, HashingEmbedder):
+                # hashed features of two texts overlap without a shared word only by collision
+                vec = np.where(lex.content > 0, vec, 0.0)
         except EmbeddingError as exc:
             if config.str("embed.on_error").strip().lower() == "error":
                 raise
@@ -97,11 +105,12 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
             warnings.append(f"{exc}; showing lexical results only")
         if vec is None:
             mode = "lexical"
-    lex = lexical_scores(idx, terms)
     pool = _pool(opts)
     lists: dict[str, list[int]] = {}
     if mode in ("lexical", "hybrid"):
         lists["lexical"] = top_rows(idx, lex.total, mask, pool)
+    if mode == "hybrid":
+        lists["path"] = top_rows(idx, lex.path, mask, pool, tiebreak=lex.total)
     if vec is not None:
         lists["vector"] = top_rows(idx, vec, mask, pool)
     fused = rrf(lists, rrf_k)
@@ -120,14 +129,6 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
              "candidates": {name: len(v) for name, v in lists.items()},
              "avgdl": round(lex.stats.avgdl, 3), "rrf_k": rrf_k}
     return SearchResult(query, terms, hits, warnings, mode, session_id, stats)
-
-
-def _has(config: Config, key: str) -> bool:
-    try:
-        config.get(key)
-    except KeyError:  # pragma: no cover - the key is a default
-        return False
-    return True
 
 
 def _select(idx: SessionIndex, rows: list[int], opts: SearchOptions) -> list[int]:
@@ -184,8 +185,10 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
             "bm25": float(lex.content[r]),
             "vector": float(vec[r]) if vec is not None else None,
             "rrf": f.score if (f is not None and mode == "hybrid") else None,
-            "boosts": {"path": float(lex.path[r])},
+            "boosts": {"path": float(lex.path[r]),
+                       "file": float(lex.file[r]) if lex.file is not None else 0.0},
             "lexical_rank": f.ranks.get("lexical") if f is not None else None,
+            "path_rank": f.ranks.get("path") if f is not None else None,
             "vector_rank": f.ranks.get("vector") if f is not None else None,
             "terms": contributions(lex.stats, tokens),
             "path_terms": in_path,

@@ -2,9 +2,10 @@
 
 ``explain_lines`` answers "why did this rank first?" in words::
 
-    lexical 5.04 (rank 1) = bm25 4.21 [controller 2.11, order 2.10] + path 0.83 [order]
+    lexical 7.91 (rank 1) = bm25 4.21 [controller 2.11, order 2.10] + path 3.32 [order] + file 0.38
+    path    3.320 (rank 2)
     vector  0.412 (rank 3)
-    rrf     1/(60+1) + 1/(60+3) = 0.032266
+    rrf     1/(60+1) + 1/(60+2) + 1/(60+3) = 0.048395
 """
 
 from __future__ import annotations
@@ -47,22 +48,28 @@ def explain_lines(breakdown: dict[str, Any], rrf_k: int, mode: str) -> list[str]
     bm = breakdown.get("bm25")
     boosts = breakdown.get("boosts") or {}
     path = boosts.get("path", 0.0)
-    lrank = breakdown.get("lexical_rank")
-    vrank = breakdown.get("vector_rank")
+    whole = boosts.get("file", 0.0)
+    ranks = {name: breakdown.get(f"{name}_rank") for name in ("lexical", "path", "vector")}
+
+    def rank(name: str) -> str:
+        return f" (rank {ranks[name]})" if ranks[name] else " (not ranked)"
+
     if bm is not None:
-        total = bm + path
-        rank = f" (rank {lrank})" if lrank else " (not ranked)"
-        text = f"lexical {total:.3f}{rank} = bm25 {bm:.3f}{_fmt_terms(breakdown.get('terms') or {})}"
+        text = (f"lexical {bm + path + whole:.3f}{rank('lexical')} = bm25 {bm:.3f}"
+                f"{_fmt_terms(breakdown.get('terms') or {})}")
         if path:
             path_terms = breakdown.get("path_terms") or []
             text += f" + path {path:.3f}" + (f" [{', '.join(path_terms)}]" if path_terms else "")
+        if whole:
+            text += f" + file {whole:.3f}"
         lines.append(text)
+    if mode == "hybrid" and path:
+        lines.append(f"path    {path:.3f}{rank('path')}")
     vec = breakdown.get("vector")
     if vec is not None:
-        rank = f" (rank {vrank})" if vrank else " (not ranked)"
-        lines.append(f"vector  {vec:.3f}{rank}")
+        lines.append(f"vector  {vec:.3f}{rank('vector')}")
     if mode == "hybrid" and breakdown.get("rrf") is not None:
-        parts = [f"1/({rrf_k}+{r})" for r in (lrank, vrank) if r]
+        parts = [f"1/({rrf_k}+{r})" for r in ranks.values() if r]
         lines.append(f"rrf     {' + '.join(parts) or '0'} = {breakdown['rrf']:.6f}")
     return lines
 

@@ -1,7 +1,9 @@
 """Ranking, reciprocal rank fusion, and the stable order of results.
 
-* A ranked list holds the rows with a positive score (lexical: BM25 plus the
-  path boost; vector: cosine), best first, cut at a candidate limit.
+* A ranked list holds the rows with a positive score, best first, cut at a
+  candidate limit.  Hybrid search fuses three: *lexical* (chunk BM25 plus the
+  path and file boosts), *path* (BM25 of the path's tokens alone, ties broken
+  by the lexical score) and *vector* (cosine).
 * Reciprocal rank fusion: ``rrf(row) = sum over lists of 1 / (k + rank)``,
   ranks from 1, ``k = search.rrf_k`` (60 by default).  A row missing from a
   list gets nothing from it.
@@ -18,20 +20,24 @@ import numpy as np
 
 from genesis_git.retrieve.session_index import SessionIndex
 
-DEFAULT_RRF_K = 60
 
-
-def stable_order(idx: SessionIndex, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``rows`` sorted by score descending, then path, then start line, then chunk.
+def stable_order(idx: SessionIndex, rows: np.ndarray, scores: np.ndarray,
+                 tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """``rows`` sorted by score descending, then ``tiebreak`` descending when given,
+    then path, then start line, then chunk.
 
     The session's map rows are read in path order, so a row's map index is
     its path's rank and the whole sort is one ``lexsort``.
     """
     chunks = idx.rows_chunk[rows]
-    return rows[np.lexsort((chunks, idx.starts[chunks], idx.rows_map[rows], -scores))]
+    keys = [chunks, idx.starts[chunks], idx.rows_map[rows]]
+    if tiebreak is not None:
+        keys.append(-tiebreak)
+    return rows[np.lexsort((*keys, -scores))]
 
 
-def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
+def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int,
+             tiebreak: np.ndarray | None = None) -> list[int]:
     """Rows with a positive score under ``mask``, best first, at most ``limit``.
 
     Rows tied with the last one kept are all considered before the cut, so
@@ -42,7 +48,8 @@ def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int
         vals = scores[valid]
         kth = np.partition(vals, vals.shape[0] - limit)[vals.shape[0] - limit]
         valid = valid[vals >= kth]
-    return [int(r) for r in stable_order(idx, valid, scores[valid])[:limit]]
+    second = tiebreak[valid] if tiebreak is not None else None
+    return [int(r) for r in stable_order(idx, valid, scores[valid], second)[:limit]]
 
 
 @dataclass
@@ -51,7 +58,7 @@ class Fused:
     ranks: dict[str, int] = field(default_factory=dict)
 
 
-def rrf(lists: Mapping[str, Sequence[int]], k: int = DEFAULT_RRF_K) -> dict[int, Fused]:
+def rrf(lists: Mapping[str, Sequence[int]], k: int = 60) -> dict[int, Fused]:
     """Reciprocal rank fusion of ranked row lists."""
     fused: dict[int, Fused] = {}
     for name, rows in lists.items():

@@ -58,17 +58,25 @@ class ChunkSet:
     def n(self) -> int:
         return int(self.chunk_ids.shape[0])
 
-    def locate(self, blobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each blob id: (known?, first chunk, number of chunks)."""
+    @property
+    def n_blobs(self) -> int:
+        return int(self.blob_ids.shape[0])
+
+    def chunk_blob(self) -> np.ndarray:
+        """The blob (position in ``blob_ids``) of every chunk."""
+        return np.repeat(np.arange(self.n_blobs, dtype=np.int64), np.diff(self.blob_ptr))
+
+    def locate(self, blobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For each blob id: (known?, first chunk, number of chunks, position)."""
         if self.blob_ids.shape[0] == 0:
             zero = np.zeros(blobs.shape[0], dtype=np.int64)
-            return np.zeros(blobs.shape[0], dtype=bool), zero, zero
+            return np.zeros(blobs.shape[0], dtype=bool), zero, zero, zero
         pos = np.searchsorted(self.blob_ids, blobs)
         pos_c = np.minimum(pos, self.blob_ids.shape[0] - 1)
         known = self.blob_ids[pos_c] == blobs
         first = np.where(known, self.blob_ptr[pos_c], 0)
         count = np.where(known, self.blob_ptr[pos_c + 1] - self.blob_ptr[pos_c], 0)
-        return known, first, count
+        return known, first, count, pos_c
 
 
 def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
@@ -217,6 +225,8 @@ class SessionIndex:
     rows_chunk: np.ndarray  # int64[R]: unified chunk index (parts concatenated)
     rows_path: np.ndarray  # int64[R]: unified path index (parts concatenated)
     map: MapRows
+    chunk_blob: np.ndarray  # int64[U]: unified blob of every unified chunk
+    blob_mult: np.ndarray  # float64[B]: paths that map each unified blob
     rebuilt: bool = False
     _chunk_ids: np.ndarray | None = field(default=None, repr=False)
     _starts: np.ndarray | None = field(default=None, repr=False)
@@ -337,7 +347,7 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
              rows: list[tuple[Any, ...]], blobs: np.ndarray, force: bool = False
              ) -> SessionIndex | None:
     """Rows of the session over ``base`` plus an overlay; ``None`` when a rebuild pays off."""
-    known, first, count = base.chunks.locate(blobs)
+    known, first, count, bpos = base.chunks.locate(blobs)
     missing = _unique(blobs[~known])
     parts = [base.chunks]
     if missing.shape[0]:
@@ -347,13 +357,14 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
         if (not force and overlay.n and base.chunks.n
                 and overlay.emb_t.shape[0] != base.chunks.emb_t.shape[0]):
             return None  # the embedder changed: the base is of no more use
-        o_known, o_first, o_count = overlay.locate(blobs)
+        _, o_first, o_count, o_pos = overlay.locate(blobs)
         first = np.where(known, first, o_first + base.chunks.n)
         count = np.where(known, count, o_count)
+        bpos = np.where(known, bpos, o_pos + base.chunks.n_blobs)
         parts.append(overlay)
     keep = count > 0
     rows = [r for r, k in zip(rows, keep, strict=True) if k]
-    first, count = first[keep], count[keep]
+    first, count, bpos = first[keep], count[keep], bpos[keep]
     lookup = base.paths.lookup()
     extra: list[str] = []
     path_u = np.empty(len(rows), dtype=np.int64)
@@ -382,11 +393,15 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
     pmult_all = np.zeros(n_base_paths + len(extra), dtype=np.float64)
     pmult_all[path_u] = 1.0
     path_mult = [pmult_all[:n_base_paths]] + ([pmult_all[n_base_paths:]] if extra else [])
+    n_blobs = sum(p.n_blobs for p in parts)
+    blob_mult = np.bincount(bpos, minlength=n_blobs).astype(np.float64)
+    boffs = np.cumsum([0] + [p.n_blobs for p in parts])
+    chunk_blob = np.concatenate([p.chunk_blob() + boffs[i] for i, p in enumerate(parts)])
     maprows = MapRows([r[0] for r in rows], np.array([r[2] for r in rows], dtype="<U5"),
                       [r[3] for r in rows], [r[4] for r in rows],
                       np.array([float(r[5] or 0.0) for r in rows], dtype=np.float64))
     return SessionIndex(session_id, embedder, parts, chunk_mult, path_parts, path_mult,
-                        rows_map, rows_chunk, path_u[rows_map], maprows)
+                        rows_map, rows_chunk, path_u[rows_map], maprows, chunk_blob, blob_mult)
 
 
 def clear_memory() -> None:

@@ -26,8 +26,8 @@ def query_vector(embedder: Embedder, query: str, terms: Sequence[QueryTerm]) -> 
     """The query's unit vector.
 
     The hashing embedder gets the analysed terms with their weights (synonyms
-    count half), which matches how it embedded the chunks' tokens; any other
-    embedder gets the query text as written.
+    and words of links count less), which matches how it embedded the
+    chunks' tokens; any other embedder gets the query text as written.
     """
     if isinstance(embedder, HashingEmbedder):
         vec = embedder.embed_weighted([(t.term, t.weight) for t in terms])
