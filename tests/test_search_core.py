@@ -393,3 +393,24 @@ def test_session_without_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     _, res = run("anything")
     assert res.hits == []
     assert res.warnings == ["no results: the session maps no indexed text yet"]
+
+
+def test_the_candidate_cut_follows_the_stable_order(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from genesis_git.retrieve.hybrid import top_rows
+
+    body = "# Same\n\nwombat burrow\n"
+    root = make_repo(tmp_path / "cut", {f"d/{c}.md": body for c in "dcba"})
+    monkeypatch.chdir(root)
+    ctx = open_context()
+    sid = ensure_session(ctx)
+    search(ctx, sid, "wombat", SearchOptions())
+    idx = session_index(ctx.conn, sid, "hash-t1-256")
+    scores = np.ones(idx.n_rows)
+    mask = np.ones(idx.n_rows, dtype=bool)
+    assert [idx.row_path(r) for r in top_rows(idx, scores, mask, 2)] == ["d/a.md", "d/b.md"]
+    scores[3] = 2.0
+    assert [idx.row_path(r) for r in top_rows(idx, scores, mask, 2)] == ["d/d.md", "d/a.md"]
+    assert idx.row_start(0) == 1

@@ -177,3 +177,21 @@ def test_arrayfile_round_trip_and_errors(tmp_path: Path) -> None:
     (tmp_path / "hdr").write_bytes(data[:20])
     with pytest.raises(ValueError, match="truncated header"):
         arrayfile.load(tmp_path / "hdr")
+
+
+def test_words_of_links_count_a_quarter() -> None:
+    from genesis_git.config import load_config
+    from genesis_git.retrieve.query import LINK_WEIGHT, analyse
+
+    config = load_config(None, env={})
+    terms = {t.term: t for t in analyse(
+        config, "Fix login\n\nSee https://github.com/org/shop/pull/12 (Ann <ann@example.org>)")}
+    assert terms["fix"].weight == 1.0 and terms["login"].origin == "query"
+    assert terms["ann"].weight == 1.0  # also outside the address
+    for word in ("github", "pull", "12", "example", "org"):
+        assert terms[word].weight == LINK_WEIGHT and terms[word].origin == "link"
+    assert terms["auth"].weight == 0.5  # a synonym of a plain word keeps its weight
+    only = analyse(config, "https://example.com/订单")
+    assert {t.term: t.weight for t in only} == {"http": 0.25, "example": 0.25, "com": 0.25,
+                                                "订单": 0.25, "order": 0.125}
+    assert analyse(config, "订单 https://x.io/y")[0].weight == 1.0
