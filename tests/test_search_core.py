@@ -196,7 +196,7 @@ def test_modes_and_breakdown(shop: Path) -> None:
         ranks = (b["lexical_rank"], b["path_rank"], b["vector_rank"])
         expected = sum(1.0 / (60 + r) for r in ranks if r)
         assert h.score == pytest.approx(expected) == pytest.approx(b["rrf"])
-        assert (b["path_rank"] is not None) == (b["boosts"]["path"] > 0)
+        assert b["path_rank"] is not None  # every lexical match is in the path list too
         if b["vector_rank"] is not None:  # a hashed vector needs a shared word
             assert b["bm25"] > 0 and b["vector"] > 0
 
@@ -414,3 +414,22 @@ def test_the_candidate_cut_follows_the_stable_order(tmp_path: Path,
     scores[3] = 2.0
     assert [idx.row_path(r) for r in top_rows(idx, scores, mask, 2)] == ["d/d.md", "d/a.md"]
     assert idx.row_start(0) == 1
+
+
+def test_path_list_puts_path_matches_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from genesis_git.retrieve.hybrid import path_rows
+
+    root = make_repo(tmp_path / "pl", {f"d/{c}.md": f"# T\n\nwombat {c}\n" for c in "abc"})
+    monkeypatch.chdir(root)
+    ctx = open_context()
+    sid = ensure_session(ctx)
+    search(ctx, sid, "wombat", SearchOptions())
+    idx = session_index(ctx.conn, sid, "hash-t1-256")
+    path = np.array([0.0, 2.0, 0.0])
+    lexical = np.array([1.0, 0.5, 3.0])
+    mask = np.ones(3, dtype=bool)
+    assert [idx.row_path(r) for r in path_rows(idx, path, lexical, mask, 10)] == [
+        "d/b.md", "d/c.md", "d/a.md"]
+    assert [idx.row_path(r) for r in path_rows(idx, path, lexical, mask, 1)] == ["d/b.md"]

@@ -20,7 +20,7 @@ from genesis_git.rag.embeddings import (
     get_embedder,
 )
 from genesis_git.retrieve.explain import contributions, matched
-from genesis_git.retrieve.hybrid import ordered, rrf, top_rows
+from genesis_git.retrieve.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.retrieve.lexical import LexicalScores, lexical_scores
 from genesis_git.retrieve.query import analyse
 from genesis_git.retrieve.results import Hit, SearchOptions, SearchResult
@@ -93,7 +93,8 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     vec: np.ndarray | None = None
     if mode in ("vector", "hybrid") and idx.n_rows:
         try:
-            vec = cosine_rows(idx, query_vector(embedder, query, terms))
+            idf = {t.term: t.idf for t in lex.stats.terms}
+            vec = cosine_rows(idx, query_vector(embedder, query, terms, idf))
             if isinstance(embedder, HashingEmbedder):
                 # hashed features of two texts overlap without a shared word only by collision
                 vec = np.where(lex.content > 0, vec, 0.0)
@@ -110,7 +111,7 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     if mode in ("lexical", "hybrid"):
         lists["lexical"] = top_rows(idx, lex.total, mask, pool)
     if mode == "hybrid":
-        lists["path"] = top_rows(idx, lex.path, mask, pool, tiebreak=lex.total)
+        lists["path"] = path_rows(idx, lex.path, lex.total, mask, pool)
     if vec is not None:
         lists["vector"] = top_rows(idx, vec, mask, pool)
     fused = rrf(lists, rrf_k)

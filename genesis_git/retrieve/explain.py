@@ -63,7 +63,7 @@ def explain_lines(breakdown: dict[str, Any], rrf_k: int, mode: str) -> list[str]
         if whole:
             text += f" + file {whole:.3f}"
         lines.append(text)
-    if mode == "hybrid" and path:
+    if mode == "hybrid" and (path or ranks["path"]):
         lines.append(f"path    {path:.3f}{rank('path')}")
     vec = breakdown.get("vector")
     if vec is not None:

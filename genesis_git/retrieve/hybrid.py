@@ -2,8 +2,9 @@
 
 * A ranked list holds the rows with a positive score, best first, cut at a
   candidate limit.  Hybrid search fuses three: *lexical* (chunk BM25 plus the
-  path and file boosts), *path* (BM25 of the path's tokens alone, ties broken
-  by the lexical score) and *vector* (cosine).
+  path and file boosts), *path* (rows whose path matches first, by the BM25
+  of the path's tokens, then the others by lexical score) and *vector*
+  (cosine).
 * Reciprocal rank fusion: ``rrf(row) = sum over lists of 1 / (k + rank)``,
   ranks from 1, ``k = search.rrf_k`` (60 by default).  A row missing from a
   list gets nothing from it.
@@ -50,6 +51,17 @@ def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int
         valid = valid[vals >= kth]
     second = tiebreak[valid] if tiebreak is not None else None
     return [int(r) for r in stable_order(idx, valid, scores[valid], second)[:limit]]
+
+
+def path_rows(idx: SessionIndex, path: np.ndarray, lexical: np.ndarray, mask: np.ndarray,
+              limit: int) -> list[int]:
+    """The path list: rows whose path matches, by path BM25 (ties: lexical score), then
+    the other rows with a positive lexical score, by that score."""
+    matched = mask & (path > 0)
+    first = top_rows(idx, path, matched, limit, tiebreak=lexical)
+    if len(first) >= limit:
+        return first
+    return first + top_rows(idx, lexical, mask & ~matched, limit - len(first))
 
 
 @dataclass

@@ -8,7 +8,7 @@ approximation.  A chunk shared by several paths is scored once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -22,15 +22,22 @@ class VectorUnavailable(GenesisError):
     """The session's chunks have no embeddings comparable with the query's."""
 
 
-def query_vector(embedder: Embedder, query: str, terms: Sequence[QueryTerm]) -> np.ndarray:
+def query_vector(embedder: Embedder, query: str, terms: Sequence[QueryTerm],
+                 idf: Mapping[str, float] | None = None) -> np.ndarray:
     """The query's unit vector.
 
-    The hashing embedder gets the analysed terms with their weights (synonyms
-    and words of links count less), which matches how it embedded the
-    chunks' tokens; any other embedder gets the query text as written.
+    The hashing embedder gets the analysed terms, each weighted by its own
+    weight (synonyms and words of links count less) times its IDF in the
+    session when ``idf`` is given: a word that every chunk has says little,
+    and a word that no chunk of the session has can only add hash
+    collisions.  Any other embedder gets the query text as written.
     """
     if isinstance(embedder, HashingEmbedder):
-        vec = embedder.embed_weighted([(t.term, t.weight) for t in terms])
+        if idf is not None:
+            pairs = [(t.term, t.weight * idf.get(t.term, 0.0)) for t in terms]
+        else:
+            pairs = [(t.term, t.weight) for t in terms]
+        vec = embedder.embed_weighted([(term, w) for term, w in pairs if w > 0])
     else:
         vec = embedder.embed([query])[0]
     arr = np.asarray(vec, dtype=np.float32)
