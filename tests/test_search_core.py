@@ -433,3 +433,14 @@ def test_path_list_puts_path_matches_first(tmp_path: Path, monkeypatch: pytest.M
     assert [idx.row_path(r) for r in path_rows(idx, path, lexical, mask, 10)] == [
         "d/b.md", "d/c.md", "d/a.md"]
     assert [idx.row_path(r) for r in path_rows(idx, path, lexical, mask, 1)] == ["d/b.md"]
+
+
+def test_bases_of_ended_sessions_are_deleted(shop: Path, genesis_env: Path) -> None:
+    ctx = open_context()
+    old = ensure_session(ctx)
+    search(ctx, old, "order", SearchOptions())
+    assert (genesis_env / "search" / f"{old}.idx").is_file()
+    end_session(ctx, old)
+    new = ensure_session(ctx)
+    search(ctx, new, "order", SearchOptions())
+    assert sorted(p.name for p in (genesis_env / "search").iterdir()) == [f"{new}.idx"]

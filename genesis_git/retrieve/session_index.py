@@ -335,12 +335,22 @@ def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str) -> Sessi
     if file is not None:
         try:
             save_base(file, base)
+            _forget_ended(conn, file.parent)
         except OSError:  # pragma: no cover - the cache is an optimisation only
             pass
     idx = _combine(conn, session_id, embedder, base, rows, blobs, force=True)
     assert idx is not None
     idx.rebuilt = rebuilt
     return idx
+
+
+def _forget_ended(conn: sqlite3.Connection, folder: Path) -> None:
+    """Delete the bases of sessions that are no longer active."""
+    active = {r[0] for r in plain_cursor(conn).execute(
+        "SELECT id FROM sessions WHERE status='active'")}
+    for f in folder.iterdir():
+        if f.suffix == ".idx" and f.stem not in active:
+            f.unlink(missing_ok=True)
 
 
 def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Base,
