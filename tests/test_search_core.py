@@ -444,3 +444,23 @@ def test_bases_of_ended_sessions_are_deleted(shop: Path, genesis_env: Path) -> N
     new = ensure_session(ctx)
     search(ctx, new, "order", SearchOptions())
     assert sorted(p.name for p in (genesis_env / "search").iterdir()) == [f"{new}.idx"]
+
+
+def test_a_saved_base_never_lends_old_chunks_to_a_reused_blob_id(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from genesis_git.db.migrations import drop_derived
+
+    root = make_repo(tmp_path / "reuse", {"a.md": "# A\n\nwombat burrow\n"})
+    monkeypatch.chdir(root)
+    ctx = open_context()
+    sid = ensure_session(ctx)
+    assert paths(search(ctx, sid, "wombat", SearchOptions())) == ["a.md"]
+    old_id = ctx.conn.execute("SELECT blob_id FROM rag_session_chunk_map").fetchone()[0]
+    drop_derived(ctx.conn)  # ids start again from 1
+    write(root, "a.md", "# A\n\nplatypus pond\n")
+    clear_memory()
+    ctx = open_context()
+    sid = ensure_session(ctx)
+    assert ctx.conn.execute("SELECT blob_id FROM rag_session_chunk_map").fetchone()[0] == old_id
+    assert paths(search(ctx, sid, "platypus", SearchOptions())) == ["a.md"]
+    assert search(ctx, sid, "wombat", SearchOptions()).hits == []

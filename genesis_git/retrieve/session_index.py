@@ -27,6 +27,7 @@ the store changes (``PRAGMA data_version`` sees other connections' commits,
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from genesis_git.retrieve import arrayfile
 from genesis_git.retrieve.termindex import Part, TermIndex
 from genesis_git.text import TOKENIZER_VERSION, tokenize
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 OVERLAY_MAX = 2000
 _MEMO: dict[tuple[str, str, str], tuple[sqlite3.Connection, tuple[int, int], SessionIndex]] = {}
 _BASES: dict[str, tuple[tuple[int, int], Base]] = {}
@@ -53,6 +54,7 @@ class ChunkSet:
     start: np.ndarray  # int32[U]: first line, for stable ordering
     content: TermIndex
     emb_t: np.ndarray  # float32[dim, U]: one row per dimension; dim 0 without embeddings
+    blob_stamp: np.ndarray  # uint32[B]: CRC of (sha, chunker, created_at) of each blob row
 
     @property
     def n(self) -> int:
@@ -79,9 +81,14 @@ class ChunkSet:
         return known, first, count, pos_c
 
 
+def _stamp(sha: str, chunker: str, created: str) -> int:
+    return zlib.crc32(f"{sha}:{chunker}:{created}".encode())
+
+
 def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
     """Read the chunks of ``blob_ids`` from the cache and index them."""
     blob_ids = _unique(blob_ids.astype(np.int64))
+    stamps: dict[int, int] = {}
     ids: list[int] = []
     blobs: list[int] = []
     starts: list[int] = []
@@ -99,11 +106,18 @@ def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
             starts.append(row[2])
             tokens.append(row[3].split())
             embs.append(row[4])
+        for row in plain_cursor(conn).execute(
+                f"SELECT id, blob_sha, chunker_version, created_at FROM rag_blob_cache "
+                f"WHERE id IN ({marks})", part):
+            stamps[row[0]] = _stamp(row[1], row[2], row[3])
     chunk_blob = np.asarray(blobs, dtype=np.int64)
     ptr = np.searchsorted(chunk_blob, blob_ids, side="left")
     blob_ptr = np.append(ptr, len(ids)).astype(np.int64)
+    blob_stamp = np.fromiter((stamps.get(b, 0) for b in wanted), dtype=np.uint32,
+                             count=len(wanted))
     return ChunkSet(blob_ids, blob_ptr, np.asarray(ids, dtype=np.int64),
-                    np.asarray(starts, dtype=np.int32), TermIndex.build(tokens), _matrix(embs))
+                    np.asarray(starts, dtype=np.int32), TermIndex.build(tokens), _matrix(embs),
+                    blob_stamp)
 
 
 def _matrix(embs: list[bytes | None]) -> np.ndarray:
@@ -170,7 +184,8 @@ def save_base(path: Path, base: Base) -> None:
     arrays: dict[str, np.ndarray] = {
         "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
         "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start,
-        "emb_t": base.chunks.emb_t, "paths": _encode_paths(base.paths.paths),
+        "emb_t": base.chunks.emb_t, "blob_stamp": base.chunks.blob_stamp,
+        "paths": _encode_paths(base.paths.paths),
         **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
     }
     arrayfile.save(path, arrays, meta)
@@ -191,7 +206,8 @@ def read_base(path: Path) -> Base | None:
         if meta.get("format") != CACHE_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
             return None
         chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
-                          data["start"], TermIndex.from_arrays(data, "c_"), data["emb_t"])
+                          data["start"], TermIndex.from_arrays(data, "c_"), data["emb_t"],
+                          data["blob_stamp"])
         paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
@@ -292,13 +308,25 @@ def plain_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cur
 
 
-def _read_map(conn: sqlite3.Connection, session_id: str) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+def _read_map(conn: sqlite3.Connection, session_id: str
+              ) -> tuple[list[tuple[Any, ...]], np.ndarray, np.ndarray]:
+    """The map rows that have a cached blob, in path order; their blob ids and stamps.
+
+    The stamp tells a blob row from a later one that reuses its id (after
+    ``cache gc`` or a rebuild of the derived tables), so a saved base never
+    lends old chunks to a new blob.
+    """
     rows = plain_cursor(conn).execute(
-        "SELECT m.path, m.blob_id, m.artifact_type, m.system_component, m.owner, m.staleness_score "
-        "FROM rag_session_chunk_map m WHERE m.session_id=? AND m.blob_id IS NOT NULL "
-        "ORDER BY m.path", (session_id,)).fetchall()
+        "SELECT m.path, m.blob_id, m.artifact_type, m.system_component, m.owner, "
+        "m.staleness_score, b.blob_sha, b.chunker_version, b.created_at "
+        "FROM rag_session_chunk_map m JOIN rag_blob_cache b ON b.id = m.blob_id "
+        "WHERE m.session_id=? ORDER BY m.path", (session_id,)).fetchall()
     blobs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    return rows, blobs
+    memo: dict[int, int] = {}
+    stamps = np.fromiter((memo[r[1]] if r[1] in memo else
+                          memo.setdefault(r[1], _stamp(r[6], r[7], r[8])) for r in rows),
+                         dtype=np.uint32, count=len(rows))
+    return rows, blobs, stamps
 
 
 def _state(conn: sqlite3.Connection) -> tuple[int, int]:
@@ -320,14 +348,14 @@ def session_index(conn: sqlite3.Connection, session_id: str, embedder: str) -> S
 
 
 def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str) -> SessionIndex:
-    rows, blobs = _read_map(conn, session_id)
+    rows, blobs, stamps = _read_map(conn, session_id)
     file = base_path(conn, session_id)
     base = read_base(file) if file is not None else None
     if base is not None and base.embedder != embedder:
         base = None
     rebuilt = False
     if base is not None:
-        idx = _combine(conn, session_id, embedder, base, rows, blobs)
+        idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps)
         if idx is not None:
             return idx
     base = Base(embedder, load_chunks(conn, blobs), PathSet.build([r[0] for r in rows]))
@@ -338,7 +366,7 @@ def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str) -> Sessi
             _forget_ended(conn, file.parent)
         except OSError:  # pragma: no cover - the cache is an optimisation only
             pass
-    idx = _combine(conn, session_id, embedder, base, rows, blobs, force=True)
+    idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps, force=True)
     assert idx is not None
     idx.rebuilt = rebuilt
     return idx
@@ -354,10 +382,13 @@ def _forget_ended(conn: sqlite3.Connection, folder: Path) -> None:
 
 
 def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Base,
-             rows: list[tuple[Any, ...]], blobs: np.ndarray, force: bool = False
-             ) -> SessionIndex | None:
+             rows: list[tuple[Any, ...]], blobs: np.ndarray, stamps: np.ndarray,
+             force: bool = False) -> SessionIndex | None:
     """Rows of the session over ``base`` plus an overlay; ``None`` when a rebuild pays off."""
     known, first, count, bpos = base.chunks.locate(blobs)
+    if base.chunks.n_blobs:
+        known &= base.chunks.blob_stamp[bpos] == stamps
+        first, count = np.where(known, first, 0), np.where(known, count, 0)
     missing = _unique(blobs[~known])
     parts = [base.chunks]
     if missing.shape[0]:
