@@ -122,13 +122,7 @@ class ImpactAgent:
 
     # -- the work -------------------------------------------------------------
     def analyse(self, requirement: str) -> QueryInfo:
-        if not requirement.strip():
-            raise UsageError("the requirement is empty", hint='e.g. genesis impact "订单表新增字段 discount_code"')
-        q = analyze(requirement, self._synonyms())
-        if q.empty:
-            raise UsageError(f"the requirement {requirement.strip()!r} has no searchable terms "
-                             "(only stopwords or punctuation)")
-        return q
+        return analyse_requirement(requirement, self._synonyms())
 
     def _rank(self, q: QueryInfo, corpus: Corpus) -> Ranking:
         history, stories = self._history_and_stories()
@@ -211,6 +205,18 @@ class ImpactAgent:
         return prompt
 
 
+def analyse_requirement(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:
+    """The analysed requirement; :class:`UsageError` when it is empty or only stopwords."""
+    if not requirement.strip():
+        raise UsageError("the requirement is empty",
+                         hint='e.g. genesis impact "订单表新增字段 discount_code"')
+    q = analyze(requirement, synonyms)
+    if q.empty:
+        raise UsageError(f"the requirement {requirement.strip()!r} has no searchable terms "
+                         "(only stopwords or punctuation)")
+    return q
+
+
 def merge_llm(xref: dict[str, Any], impacts: list[dict[str, Any]], q: QueryInfo, corpus: Corpus,
               ranking: Ranking, k: int) -> dict[str, Any]:
     """The engine's impacts, scored by their order, and the files re-ranked with an ``llm`` signal."""
@@ -251,9 +257,10 @@ def suggest_terms(q: QueryInfo, corpus: Corpus, n: int = 5) -> list[str]:
     keys = sorted(vocab)
     out: list[str] = []
     for term in sorted(q.weights, key=lambda t: (-q.weights[t], t)):
-        for key in difflib.get_close_matches(term, keys, n=3, cutoff=0.7):
+        for key in difflib.get_close_matches(term, keys, n=2, cutoff=0.7):
             word = vocab[key]
-            if word not in out and key != term:
+            near = any(word.startswith(o) and len(word) - len(o) <= 2 for o in out)
+            if word not in out and key != term and not near:  # not both address and addresse
                 out.append(word)
     return out[:n]
 

@@ -72,8 +72,9 @@ class Corpus:
                 for word in _WORD.findall(c.text):
                     raw.add(word)
         for word in sorted(raw, reverse=True):  # the smallest spelling wins
-            vocab[word.lower()] = word
-            vocab[word.lower().replace("_", "")] = word
+            if "_" in word.strip("_"):  # an identifier is shown as written: discount_code
+                vocab[word.lower()] = word
+                vocab[word.lower().replace("_", "")] = word
         return vocab
 
 

@@ -43,6 +43,7 @@ class Table:
     token: str  # the whole-identifier token (plural folded): orders -> order
     paths: list[str] = field(default_factory=list)  # where it is defined (DDL, model)
     lines: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> definition lines
+    kinds: dict[str, str] = field(default_factory=dict)  # path -> "ddl" | "alter" | "orm"
     columns: list[str] = field(default_factory=list)
 
 
@@ -52,6 +53,7 @@ class Graph:
     importers: dict[str, set[str]]  # imported -> importers
     tables: dict[str, Table]  # by token
     symbols: dict[str, list[tuple[str, str, int, int]]]  # token -> [(path, symbol, start, end)]
+
 
 
 def _module_names(path: str) -> list[str]:
@@ -191,21 +193,24 @@ def build_graph(corpus: Corpus) -> Graph:
 
 
 def _tables_in_chunk(path: str, text: str, start_line: int, tables: dict[str, Table]) -> None:
+    low = text.lower()
+    if "table" not in low and "db_table" not in low:
+        return
     for m in _CREATE_TABLE.finditer(text):
         name = m.group(1)
         body = text[m.end():]
         first = start_line + text.count("\n", 0, m.start())
         last = first + body[: _body_end(body)].count("\n")
-        _add_table(tables, name, path, (first, last), _ddl_columns(body))
+        _add_table(tables, name, path, (first, last), _ddl_columns(body), "ddl")
     for m in _ALTER_TABLE.finditer(text):
         line = start_line + text.count("\n", 0, m.start())
-        _add_table(tables, m.group(1), path, (line, line), [])
+        _add_table(tables, m.group(1), path, (line, line), [], "alter")
     for m in _TABLENAME.finditer(text):
         name = next(g for g in m.groups() if g)
         cols = _ORM_COLUMN.findall(text)
         line = start_line + text.count("\n", 0, m.start())
         end = start_line + text.count("\n")
-        _add_table(tables, name, path, (line, end), cols)
+        _add_table(tables, name, path, (line, end), cols, "orm")
 
 
 def _body_end(body: str) -> int:
@@ -221,7 +226,7 @@ def _body_end(body: str) -> int:
 
 
 def _add_table(tables: dict[str, Table], name: str, path: str, lines: tuple[int, int],
-               columns: list[str]) -> None:
+               columns: list[str], kind: str) -> None:
     toks = tokenize(name)
     if not toks:
         return
@@ -229,6 +234,10 @@ def _add_table(tables: dict[str, Table], name: str, path: str, lines: tuple[int,
     if path not in table.paths:
         table.paths.append(path)
         table.lines[path] = lines
+        table.kinds[path] = kind
+    elif kind != "alter" and table.kinds[path] == "alter":  # a definition beats an ALTER
+        table.lines[path] = lines
+        table.kinds[path] = kind
     for c in columns:
         if c not in table.columns:
             table.columns.append(c)

@@ -22,9 +22,10 @@ import math
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from genesis_git.db.connect import transaction
+from genesis_git.impact.signals import clean_requirement
 from genesis_git.repo import Repo
 from genesis_git.text import tokenize
 
@@ -32,7 +33,8 @@ MAX_COMMITS = 3000  # the most recent commits of HEAD's ancestry that are read
 MAX_TX_FILES = 20  # a commit touching more files is not a coupling signal
 HALF_LIFE = 400.0  # commits after which a transaction weighs half
 CACHE_PREFIX = "cochange:"
-CACHE_KEEP = 4  # cached HEADs kept (several worktrees at different HEADs)
+CACHE_KEEP = 4
+CACHE_VERSION = 2  # cached HEADs kept (several worktrees at different HEADs)
 
 
 @dataclass
@@ -43,12 +45,19 @@ class History:
     files: list[str]
     transactions: list[list[int]]  # indices into ``files``
     changes: int  # commits read
+    shas: list[str] = field(default_factory=list)  # one per transaction
+    subjects: list[str] = field(default_factory=list)  # first line of each message
+    message_tokens: list[str] = field(default_factory=list)  # tokens of each message, joined
+    _counts: tuple[dict[str, float], dict[str, dict[str, float]]] | None = field(
+        default=None, repr=False, compare=False)
 
     def weights(self) -> list[float]:
         return [0.5 ** (i / HALF_LIFE) for i in range(len(self.transactions))]
 
     def counts(self) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
         """``n(a)`` and ``n(a, b)``, recency-weighted, over transactions of at most MAX_TX_FILES."""
+        if self._counts is not None:
+            return self._counts
         single: dict[str, float] = defaultdict(float)
         pair: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         for w, tx in zip(self.weights(), self.transactions, strict=True):
@@ -62,28 +71,31 @@ class History:
                     for b in names:
                         if b != a:
                             row[b] += w
-        return dict(single), {a: dict(r) for a, r in pair.items()}
+        self._counts = (dict(single), {a: dict(r) for a, r in pair.items()})
+        return self._counts
 
 
 def _read_log(repo: Repo, head: str) -> History:
     out = repo.git("log", "--no-merges", "--no-renames", "--name-only", "-z",
-                   f"--max-count={MAX_COMMITS}", "--format=%x01%H", head, "--")
+                   f"--max-count={MAX_COMMITS}", "--format=%x01%H%x02%B%x03", head, "--")
     files: list[str] = []
     ids: dict[str, int] = {}
-    transactions: list[list[int]] = []
+    hist = History(head, files, [], 0)
     current: list[int] | None = None
-    commits = 0
     for tok in out.split(b"\0"):
-        tok = tok.strip(b"\n")
+        tok = tok.lstrip(b"\n")
         if tok.startswith(b"\x01"):
             if current is not None:
-                transactions.append(current)
+                hist.transactions.append(current)
             current = []
-            commits += 1
-            rest = tok[41:].strip(b"\n")  # "\x01" + 40 hex, then possibly the first path
-            if rest:
-                tok = rest
-            else:
+            sha, _, rest = tok[1:].partition(b"\x02")
+            message, _, tail = rest.partition(b"\x03")
+            text = message.decode("utf-8", "replace")
+            hist.shas.append(sha.decode())
+            hist.subjects.append(text.strip().split("\n", 1)[0][:120])
+            hist.message_tokens.append(" ".join(tokenize(clean_requirement(text))))
+            tok = tail.lstrip(b"\n")
+            if not tok:
                 continue
         if not tok or current is None:
             continue
@@ -95,8 +107,9 @@ def _read_log(repo: Repo, head: str) -> History:
         if idx not in current:
             current.append(idx)
     if current is not None:
-        transactions.append(current)
-    return History(head, files, transactions, commits)
+        hist.transactions.append(current)
+    hist.changes = len(hist.transactions)
+    return hist
 
 
 def load_history(conn: sqlite3.Connection | None, repo: Repo) -> History:
@@ -110,13 +123,18 @@ def load_history(conn: sqlite3.Connection | None, repo: Repo) -> History:
         if row is not None:
             try:
                 data = json.loads(row[0])
-                return History(head, data["files"], data["transactions"], data["changes"])
-            except (ValueError, KeyError, TypeError):
+                if data.get("version") == CACHE_VERSION:
+                    return History(head, data["files"], data["transactions"], data["changes"],
+                                   data["shas"], data["subjects"], data["tokens"])
+            except (ValueError, KeyError, TypeError, AttributeError):
                 pass  # a damaged cache entry is rebuilt below
     hist = _read_log(repo, head)
     if conn is not None:
-        value = json.dumps({"files": hist.files, "transactions": hist.transactions,
-                            "changes": hist.changes}, separators=(",", ":"))
+        value = json.dumps({"version": CACHE_VERSION, "files": hist.files,
+                            "transactions": hist.transactions, "changes": hist.changes,
+                            "shas": hist.shas, "subjects": hist.subjects,
+                            "tokens": hist.message_tokens},
+                           ensure_ascii=False, separators=(",", ":"))
         with transaction(conn):
             conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)", (key, value))
             stale = [r[0] for r in conn.execute(
@@ -149,6 +167,52 @@ def cochange_scores(hist: History, seeds: Mapping[str, float], candidates: Itera
             why[other].append((weight * conf, seed))
     return {p: (s, [seed for _, seed in sorted(why[p], key=lambda x: (-x[0], x[1]))])
             for p, s in scores.items()}
+
+
+def similar_commit_scores(hist: History, weights: Mapping[str, float], candidates: Iterable[str],
+                          *, top: int = 20) -> dict[str, tuple[float, list[str]]]:
+    """Files changed by the past commits whose messages are most like the requirement.
+
+    Each commit message is scored with BM25 against the query terms; the
+    ``top`` commits lend their files ``score / sqrt(files changed)``, so a
+    commit that touched one file says more about it than a sweeping one.
+    """
+    if not hist.message_tokens or not weights:
+        return {}
+    docs = [toks.split() for toks in hist.message_tokens]
+    n = len(docs)
+    avgdl = sum(len(d) for d in docs) / n or 1.0
+    terms = set(weights)
+    df: Counter[str] = Counter()
+    tfs = []
+    for d in docs:
+        tf = Counter(t for t in d if t in terms)
+        tfs.append(tf)
+        df.update(tf.keys())
+    scored: list[tuple[float, int]] = []
+    for i, tf in enumerate(tfs):
+        if not tf or not 0 < len(hist.transactions[i]) <= MAX_TX_FILES:
+            continue
+        s = 0.0
+        for t, c in tf.items():
+            idf = math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5))
+            s += weights[t] * idf * c * 2.2 / (c + 1.2 * (0.25 + 0.75 * len(docs[i]) / avgdl))
+        scored.append((s, i))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    wanted = set(candidates)
+    scores: dict[str, float] = defaultdict(float)
+    why: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for s, i in scored[:top]:
+        tx = hist.transactions[i]
+        share = s / math.sqrt(len(tx))
+        label = f"{hist.shas[i][:10]} {hist.subjects[i]}" if hist.shas else str(i)
+        for idx in tx:
+            path = hist.files[idx]
+            if path in wanted:
+                scores[path] += share
+                why[path].append((share, label))
+    return {p: (v, [lab for _, lab in sorted(why[p], key=lambda x: (-x[0], x[1]))])
+            for p, v in scores.items()}
 
 
 def churn_scores(hist: History, candidates: Iterable[str]) -> dict[str, float]:

@@ -29,24 +29,38 @@ from dataclasses import dataclass, field
 
 from genesis_git.impact.corpus import Corpus, FileDoc
 from genesis_git.impact.graph import Graph, Table, build_graph, column_tokens
-from genesis_git.impact.history import History, churn_scores, cochange_scores, story_scores
+from genesis_git.impact.history import (
+    History,
+    churn_scores,
+    cochange_scores,
+    similar_commit_scores,
+    story_scores,
+)
 from genesis_git.impact.signals import QueryInfo, file_flags, penalty_factor
+from genesis_git.text import tokenize
 
 K1 = 1.2
 B = 0.75
-SIGNALS = ("text", "path", "definition", "graph", "cochange", "churn", "story")
+PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
+SEED_SIGNALS = {"text", "path", "definition"}
+SIGNALS = ("text", "path", "definition", "graph", "fields", "cochange", "commits", "churn",
+           "story")
 
 
 @dataclass
 class Weights:
     text: float = 1.0
     chunk_share: float = 0.35  # share of the best chunk in the text signal
-    path: float = 0.45
-    definition: float = 0.35
+    path: float = 0.35
+    definition: float = 0.2
     graph: float = 0.25
-    fields: float = 0.35
+    fields: float = 0.35  # files that mention most columns of a table the query names
+    fields_schema: float = 1.0  # the same when the requirement changes a field of that table
+    prose_fields: float = 0.3  # documents mirroring the row *should* change, code *must*
     cochange: float = 0.35
     churn: float = 0.05
+    commits: float = 0.3  # files of past commits whose messages are like the requirement
+    commits_top: int = 20
     story: float = 0.3
     seeds: int = 8  # files whose neighbours the graph and co-change signals look at
     doc_factor: float = 1.0  # multiplier for REQ/ARCH/OTHER documents
@@ -125,27 +139,35 @@ def text_scores(corpus: Corpus, weights: dict[str, float]) -> tuple[dict[str, fl
     return files, best, set(df)
 
 
+def _stem_tokens(path: str) -> set[str]:
+    base = path.rsplit("/", 1)[-1]
+    return set(tokenize(base.split(".", 1)[0] if not base.startswith(".") else base))
+
+
 def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
-    """Query terms in the path (idf over paths), and whole file names the requirement mentions."""
+    """The share of the query's weight (idf over paths) found in each path; file names count 1.5×.
+
+    A file the requirement names outright (``core.py``, ``src/x/y.py``) gets +1.
+    """
     terms = set(q.weights)
     n = max(len(corpus.files), 1)
     df: Counter[str] = Counter()
     for doc in corpus.files.values():
         df.update(set(doc.path_tokens) & terms)
+    total = sum(w * _idf(n, df[t]) for t, w in q.weights.items()) or 1.0
     out: dict[str, float] = {}
     for path, doc in corpus.files.items():
-        toks = doc.path_tokens
-        stem_toks = set(toks[-3:]) if toks else set()
+        stem = _stem_tokens(path)
         s = 0.0
-        for t in set(toks) & terms:
-            w = q.weights[t] * _idf(n, df[t])
-            s += w * (1.5 if t in stem_toks else 1.0)
+        for t in set(doc.path_tokens) & terms:
+            s += q.weights[t] * _idf(n, df[t]) * (1.5 if t in stem else 1.0)
+        s = min(1.0, s / total)
         base = path.rsplit("/", 1)[-1]
         for hint in q.file_hints:
             if path == hint or path.endswith("/" + hint):
-                s += 10.0
+                s += 1.0
             elif base == hint.rsplit("/", 1)[-1]:
-                s += 5.0
+                s += 0.5
         if s > 0:
             out[path] = s
     return out
@@ -228,18 +250,29 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             r["path"] = w.path * path_n[p]
         if defs_n.get(p):
             r["definition"] = w.definition * defs_n[p]
-    base = {p: sum(r.values()) for p, r in reasons.items()}
-    seeds = _seeds(base, flags, w.seeds)
     candidates = [p for p in corpus.files if "changelog" not in flags[p]]
+    use_history = opts.history and history is not None and bool(history.transactions)
+    if use_history and w.commits:
+        assert history is not None
+        sim = similar_commit_scores(history, q.weights, candidates, top=w.commits_top)
+        for p, v in _normalise({p: s for p, (s, _) in sim.items()}).items():
+            reasons[p]["commits"] = w.commits * v
+            notes[p]["commits"] = sim[p][1][:2]
+    base = {p: sum(v for k, v in r.items() if k in SEED_SIGNALS) for p, r in reasons.items()}
+    seeds = _seeds(base, flags, w.seeds)
     if opts.graph and graph is not None:
-        _graph_signal(graph, seeds, reasons, notes, flags, w)
+        _graph_signal(corpus, graph, q, seeds, reasons, notes, flags, w)
         fields = _field_scores(corpus, tables)
+        schema_change = bool(tables) and (q.mentions_field or bool(q.ident_tokens))
+        weight = w.fields_schema if schema_change else w.fields
         for p, share in fields.items():
             if "changelog" in flags[p]:
                 continue
-            reasons[p]["graph"] = reasons[p].get("graph", 0.0) + w.fields * share
-            notes[p].setdefault("graph", []).extend(f"columns of {t.name}" for t in tables)
-    if opts.history and history is not None and history.transactions:
+            prose = p.rsplit(".", 1)[-1].lower() in PROSE_EXT
+            reasons[p]["fields"] = weight * share * (w.prose_fields if prose else 1.0)
+            notes[p]["fields"] = [t.name for t in tables]
+    if use_history:
+        assert history is not None
         co = cochange_scores(history, seeds, candidates)
         co_n = _normalise({p: s for p, (s, _) in co.items()})
         for p, v in co_n.items():
@@ -247,7 +280,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             notes[p]["cochange"] = co[p][1][:3]
         churn_n = _normalise(churn_scores(history, candidates))
         for p, v in churn_n.items():
-            if w.churn and v:
+            if w.churn and v and reasons[p]:  # a prior only for files the query reached
                 reasons[p]["churn"] = w.churn * v
     if opts.stories and stories:
         st = story_scores(stories, q.weights, candidates)
@@ -284,23 +317,39 @@ def _seeds(base: dict[str, float], flags: dict[str, list[str]], n: int) -> dict[
     return {p: s / top for s, p in ranked}
 
 
-def _graph_signal(graph: Graph, seeds: dict[str, float], reasons: dict[str, dict[str, float]],
-                  notes: dict[str, dict[str, list[str]]], flags: dict[str, list[str]],
-                  w: Weights) -> None:
+def hit_symbols(graph: Graph, path: str, q: QueryInfo) -> set[str]:
+    """Whole-identifier tokens of the symbols and tables ``path`` defines that the query names."""
+    out = {tok for tok, defs in graph.symbols.items()
+           if tok in q.weights and any(p == path for p, *_ in defs)}
+    out |= {tok for tok, t in graph.tables.items() if tok in q.weights and path in t.paths}
+    return out
+
+
+def _graph_signal(corpus: Corpus, graph: Graph, q: QueryInfo, seeds: dict[str, float],
+                  reasons: dict[str, dict[str, float]], notes: dict[str, dict[str, list[str]]],
+                  flags: dict[str, list[str]], w: Weights) -> None:
+    """Files that import a seed *and* use one of the seed's symbols that the query names."""
     raw: dict[str, float] = {}
     why: dict[str, list[tuple[float, str]]] = {}
+    tokens: dict[str, set[str]] = {}
     for seed, weight in seeds.items():
+        wanted = hit_symbols(graph, seed, q)
         users = graph.importers.get(seed, set())
-        if not users:
+        if not wanted or not users:
             continue
-        share = weight / math.sqrt(len(users))
-        for user in users:
+        for user in sorted(users):
             if user == seed or "changelog" in flags.get(user, []):
                 continue
+            if user not in tokens:
+                tokens[user] = {t for c in corpus.files[user].chunks for t in c.tokens}
+            used = wanted & tokens[user]
+            if not used:
+                continue
+            share = weight * sum(q.weights[t] for t in used) / sum(q.weights[t] for t in wanted)
             raw[user] = raw.get(user, 0.0) + share
             why.setdefault(user, []).append((share, seed))
-    for p, v in _normalise(raw).items():
-        reasons[p]["graph"] = reasons[p].get("graph", 0.0) + w.graph * v
+    for p, v in raw.items():
+        reasons[p]["graph"] = reasons[p].get("graph", 0.0) + w.graph * min(1.0, v)
         notes[p]["graph"] = [s for _, s in sorted(why[p], key=lambda x: (-x[0], x[1]))][:3]
 
 

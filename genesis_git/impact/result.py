@@ -27,6 +27,7 @@ _SIGNAL_WORDS = {
     "path": "its path names the requirement's terms",
     "definition": "defines what the requirement names",
     "graph": "references the affected code",
+    "fields": "mirrors the columns of",  # + " table <name>"
     "cochange": "changed together with the affected files",
     "churn": "changes often",
     "story": "touched by similar stories",
@@ -39,13 +40,27 @@ def chunk_score(chunk: ChunkDoc, weights: dict[str, float]) -> float:
     return sum(weights[t] for t in seen)
 
 
+def _symbol_named(chunk: ChunkDoc, weights: dict[str, float]) -> bool:
+    if not chunk.symbol:
+        return False
+    for part in chunk.symbol.split("."):
+        toks = tokenize(part)
+        if toks and toks[0] in weights:
+            return True
+    return False
+
+
 def best_chunk(doc: FileDoc, weights: dict[str, float]) -> ChunkDoc | None:
-    best: tuple[float, int, ChunkDoc] | None = None
+    """The chunk that carries the most query weight; a chunk defining a named symbol first."""
+    best: tuple[tuple[bool, float], ChunkDoc] | None = None
     for c in doc.chunks:
         s = chunk_score(c, weights)
-        if s > 0 and (best is None or s > best[0]):
-            best = (s, -c.start_line, c)
-    return best[2] if best else None
+        if s <= 0:
+            continue
+        key = (_symbol_named(c, weights), s)
+        if best is None or key > best[0]:
+            best = (key, c)
+    return best[1] if best else None
 
 
 def evidence_lines(doc: FileDoc, weights: dict[str, float], n: int = EVIDENCE_LINES) -> list[str]:
@@ -78,7 +93,9 @@ def _detail(f: FileScore, q: QueryInfo) -> str:
             continue
         words = _SIGNAL_WORDS[signal]
         extra = f.notes.get(signal)
-        if extra:
+        if signal == "fields" and extra:
+            words += " table " + ", ".join(extra[:3])
+        elif extra:
             words += " (" + ", ".join(extra[:3]) + ")"
         parts.append(words)
         if len(parts) == 2:
@@ -92,6 +109,8 @@ def _note_evidence(f: FileScore) -> list[str]:
     out = []
     if f.notes.get("graph"):
         out.append("references: " + ", ".join(f.notes["graph"][:3]))
+    if f.notes.get("fields"):
+        out.append("mirrors the columns of table " + ", ".join(f.notes["fields"][:3]))
     if f.notes.get("cochange"):
         out.append("changed together with: " + ", ".join(f.notes["cochange"][:3]))
     if f.notes.get("story"):
@@ -100,7 +119,7 @@ def _note_evidence(f: FileScore) -> list[str]:
 
 
 def _field_impacts(q: QueryInfo, tables: list[Table], f: FileScore) -> list[dict[str, Any]]:
-    """``table.field`` impacts for the named identifiers that are not tables or files."""
+    """``table.field`` impacts at the table's definitions; a new migration next to old ones."""
     out: list[dict[str, Any]] = []
     for table in tables:
         if f.path not in table.lines:
@@ -111,26 +130,48 @@ def _field_impacts(q: QueryInfo, tables: list[Table], f: FileScore) -> list[dict
             if tok == table.token:
                 continue
             exists = tok in cols
-            if q.intent == "add" and not exists:
-                kind, detail = "add", f"add column {ident} to table {table.name}"
-            elif q.intent == "delete" and exists:
-                kind, detail = "delete", f"remove column {ident} from table {table.name}"
+            if q.intent == "delete" and exists:
+                kind, verb = "delete", f"remove column {ident} from table {table.name}"
             elif exists:
-                kind, detail = "modify", f"change column {ident} of table {table.name}"
-            elif q.mentions_field:
-                kind, detail = "add", f"add column {ident} to table {table.name}"
+                kind, verb = "modify", f"change column {ident} of table {table.name}"
+            elif q.intent == "add" or q.mentions_field:
+                kind, verb = "add", f"add column {ident} to table {table.name}"
             else:
+                continue
+            base = {"score": f.score, "reasons": dict(f.reasons)}
+            if table.kinds.get(f.path) == "alter":
+                folder = f.path.rsplit("/", 1)[0] + "/" if "/" in f.path else ""
+                out.append({
+                    "target": f"{folder}(new migration)", "kind": "file", "path": folder,
+                    "lines": [], "type": "add",
+                    "detail": f"a new migration to {verb} (as {f.path} does for earlier changes)",
+                    "evidence": [f"{f.path}:{lines[0]}: ALTER TABLE {table.name} …"], **base})
                 continue
             out.append({
                 "target": f"{table.name}.{ident}", "kind": "field", "path": f.path,
-                "lines": [lines[0], lines[1]], "type": kind, "detail": detail,
-                "evidence": [f"{f.path}:{lines[0]}: table {table.name} is defined here"],
-                "score": f.score, "reasons": dict(f.reasons)})
+                "lines": [lines[0], lines[1]], "type": kind, "detail": verb,
+                "evidence": [f"{f.path}:{lines[0]}: table {table.name} is defined here"], **base})
     return out
 
 
-def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo) -> dict[str, Any]:
-    chunk = best_chunk(doc, q.weights)
+def _mirror_chunk(doc: FileDoc, tables: list[Table], weights: dict[str, float]
+                  ) -> ChunkDoc | None:
+    """The chunk that mentions the most columns of the named tables (a schema class, a form)."""
+    cols = {c for t in tables for c in column_tokens(t)}
+    best: tuple[tuple[int, float], ChunkDoc] | None = None
+    for c in doc.chunks:
+        key = (len(cols & set(c.tokens)), chunk_score(c, weights))
+        if key[0] and (best is None or key > best[0]):
+            best = (key, c)
+    return best[1] if best else None
+
+
+def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | None = None
+                ) -> dict[str, Any]:
+    chunk = None
+    if tables and "fields" in f.reasons:
+        chunk = _mirror_chunk(doc, tables, q.weights)
+    chunk = chunk or best_chunk(doc, q.weights)
     named_symbol = None
     if chunk is not None and chunk.symbol:
         named_symbol = chunk.symbol
@@ -157,7 +198,7 @@ def cross_reference_result(requirement: str, q: QueryInfo, corpus: Corpus, ranki
     for f in top:
         doc = corpus.files[f.path]
         impacts.extend(_field_impacts(q, ranking.tables, f))
-        impacts.append(file_impact(f, doc, q))
+        impacts.append(file_impact(f, doc, q, ranking.tables))
     return {
         "requirement": requirement,
         "mode": "cross-reference",

@@ -68,6 +68,17 @@ def _is_identifier(word: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", word))
 
 
+# Words that say what kind of change is asked for, not where: they weigh less.
+ACTION_WORDS = frozenset("""
+fix fixe fixed fixing add added adding update updated updating remove removed removing delete
+deleted change changed changing improve improved use used make allow allowed support refactor
+refactored bump bumped rename renamed move moved new apply applied handle correct correctly
+ensure instead now also when should don doesn more better issue resolve resolved
+修复 修改 新增 增加 添加 更新 删除 优化 支持 调整 完善 问题
+""".split())
+ACTION_WEIGHT = 1.0
+
+
 @dataclass
 class QueryInfo:
     """A requirement, analysed."""
@@ -106,6 +117,8 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
     for t in terms:
         tf = counts.get(t.term, 0)
         boost = 1.0 + 0.5 * math.log(tf) if tf > 1 else 1.0
+        if t.term in ACTION_WORDS:
+            boost *= ACTION_WEIGHT
         weights[t.term] = round(t.weight * boost, 6)
     idents: list[str] = []
     ident_tokens: dict[str, str] = {}
@@ -150,11 +163,13 @@ _CHANGELOG = re.compile(r"^(changes|changelog|change_log|history|news|release[-_
 
 _DOC_EXT = {"", "md", "rst", "txt", "adoc", "markdown", "asciidoc"}
 
-PENALTY = {"lock": 0.15, "vendored": 0.3, "generated": 0.3}
+_DATA_EXT = {"csv", "tsv", "jsonl", "ndjson", "parquet", "arff"}
+
+PENALTY = {"lock": 0.15, "vendored": 0.3, "generated": 0.3, "data": 0.5}
 
 
 def file_flags(path: str, head_text: str = "") -> list[str]:
-    """``lock``, ``vendored``, ``generated`` and/or ``changelog`` for one path (sorted)."""
+    """``lock``, ``vendored``, ``generated``, ``data`` and/or ``changelog`` for one path (sorted)."""
     flags: set[str] = set()
     parts = path.split("/")
     base = parts[-1]
@@ -167,6 +182,8 @@ def file_flags(path: str, head_text: str = "") -> list[str]:
         flags.add("generated")
     elif head_text and _GENERATED_MARK.search(head_text[:600]):
         flags.add("generated")
+    if low.rsplit(".", 1)[-1] in _DATA_EXT and "." in low:
+        flags.add("data")
     stem, _, ext = low.partition(".")
     if ext in _DOC_EXT and _CHANGELOG.match(stem):
         flags.add("changelog")
