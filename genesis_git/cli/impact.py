@@ -1,0 +1,125 @@
+"""``genesis impact "REQUIREMENT"``: the files, symbols and fields a requirement affects, and why."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from genesis_git.impact.agent import ImpactReport
+
+
+def _render_text(report: ImpactReport) -> None:
+    from genesis_git.cli.output import echo
+
+    result = report.result
+    echo(f"impact of: {result['requirement'].strip()}  [{result['mode']}]")
+    echo("")
+    echo("files:")
+    for i, f in enumerate(result["files"], 1):
+        reasons = ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
+        echo(f"{i:>3}. {f['path']}  {f['score']:.3f}  ({reasons})")
+    echo("")
+    echo("impacts:")
+    for item in result["impacts"]:
+        lines = item["lines"]
+        where = f"{item['path']}:{lines[0]}-{lines[1]}" if lines else item["path"]
+        echo(f"  [{item['type']}] {item['kind']} {item['target']}  {where}")
+        if item["detail"]:
+            echo(f"      {item['detail']}")
+        for ev in item["evidence"]:
+            echo(f"      > {ev}")
+
+
+def _render_markdown(report: ImpactReport) -> None:
+    from genesis_git.cli.output import echo
+
+    result = report.result
+    echo(f"# Impact: {result['requirement'].strip()}")
+    echo("")
+    echo(f"Mode: {result['mode']}")
+    echo("")
+    echo("| # | file | score | reasons |")
+    echo("|---|---|---|---|")
+    for i, f in enumerate(result["files"], 1):
+        reasons = ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
+        echo(f"| {i} | `{f['path']}` | {f['score']:.3f} | {reasons} |")
+    echo("")
+    echo("## Impacts")
+    echo("")
+    for item in result["impacts"]:
+        lines = item["lines"]
+        where = f"{item['path']}:{lines[0]}-{lines[1]}" if lines else item["path"]
+        echo(f"- **{item['type']}** {item['kind']} `{item['target']}` (`{where}`)"
+             + (f": {item['detail']}" if item["detail"] else ""))
+        for ev in item["evidence"]:
+            echo(f"  - `{ev}`")
+
+
+def impact(
+    requirement: Annotated[str, typer.Argument(
+        help='The requirement, e.g. "订单表新增字段 discount_code" or "add a discount code to orders".')],
+    rag: Annotated[bool | None, typer.Option(
+        "--rag/--no-rag",
+        help="Ask the LLM engine with the retrieved chunks (default: on when an engine is set).")
+    ] = None,
+    engine: Annotated[str | None, typer.Option(
+        "--engine", help='LLM engine: none, openai, or "cmd:<command line>" (default: impact.engine).')
+    ] = None,
+    k: Annotated[int, typer.Option("-k", help="Files (and file impacts) to return.")] = 10,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the result as Markdown.")] = False,
+    prompt: Annotated[bool, typer.Option(
+        "--prompt", help="Print the assembled LLM prompt and exit (pipe it into any LLM).")] = False,
+    no_history: Annotated[bool, typer.Option(
+        "--no-history", help="Leave out the co-change and churn signals from git history.")] = False,
+    no_graph: Annotated[bool, typer.Option(
+        "--no-graph", help="Leave out the reference-graph signal (imports, table columns).")] = False,
+    no_stories: Annotated[bool, typer.Option(
+        "--no-stories", help="Leave out the signal from similar stories of the ledger.")] = False,
+    no_refresh: Annotated[bool, typer.Option(
+        "--no-refresh", help="Do not refresh the session index first.")] = False,
+) -> None:
+    """Rank the files, symbols and fields a requirement affects, with evidence lines and reasons."""
+    from genesis_git.cli.output import emit_json, note, warn
+    from genesis_git.errors import UsageError
+    from genesis_git.impact.agent import ImpactOptions, analyse_requirement, investigate
+    from genesis_git.impact.engines import get_engine
+    from genesis_git.session import ensure_session, open_context
+
+    if json_out and markdown:
+        raise UsageError("--json and --markdown cannot be used together")
+    if k < 1:
+        raise UsageError(f"-k must be at least 1 (got {k})")
+    analyse_requirement(requirement)  # bad input fails before any indexing
+    ctx = open_context()
+    engine_obj = get_engine(engine, ctx.config)
+    use_rag = rag if rag is not None else engine_obj is not None
+    sid = ensure_session(ctx, refresh=not no_refresh, announce=note)
+    options = ImpactOptions(k=k, chunks=ctx.config.int("impact.k"), graph=not no_graph,
+                            history=not no_history, stories=not no_stories)
+    report = investigate(ctx, requirement, session_id=sid, use_rag=use_rag and not prompt,
+                         engine=engine_obj, options=options, prompt_only=prompt)
+    if prompt:
+        assert report.prompt is not None
+        typer.echo(report.prompt, nl=False)
+        return
+    for w in report.warnings:
+        warn(w)
+    if json_out:
+        emit_json(report.result)
+    elif markdown:
+        _render_markdown(report)
+    elif report.matched:
+        _render_text(report)
+    if not report.matched:
+        text = f"nothing in the index matches {requirement.strip()!r}"
+        if report.suggestions:
+            text += "; close terms: " + ", ".join(report.suggestions)
+        note(text)
+
+
+def register(app: Any) -> None:
+    """Add the top-level ``impact`` command to ``app``."""
+    app.command("impact")(impact)
