@@ -342,3 +342,12 @@ def test_the_design_library_is_never_indexed(repo: Path) -> None:
     moved = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
     assert moved["excluded"] == 1
     assert moved["files"] == 6  # .shared/… is an ordinary folder now, .genesis.toml is new
+
+
+def test_a_new_embedder_is_picked_up_even_when_no_file_changed(repo: Path, monkeypatch) -> None:
+    start_json()
+    monkeypatch.setenv("GENESIS_EMBED_DIM", "64")
+    again = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
+    assert again["misses"] == 4 and again["changed"] == 4
+    settled = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
+    assert settled["misses"] == 0 and settled["changed"] == 0

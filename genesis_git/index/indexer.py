@@ -505,11 +505,14 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
                  and all(p in prev and prev[p]["blob_sha"] == e.sha
                          and (prev[p]["blob_id"] is not None or e.skip is not None)
                          for p, e in snap.entries.items()))
-    if unchanged:  # a raised size limit makes "too large" files eligible again
+    if unchanged:
+        # a new embedder or chunker, or a raised size limit, makes mapped blobs stale
         unchanged = conn.execute(
             "SELECT 1 FROM rag_session_chunk_map m JOIN rag_blob_cache b ON b.id = m.blob_id "
-            "WHERE m.session_id=? AND b.skip_reason='too large' AND b.size <= ? LIMIT 1",
-            (session_id, config.int("index.max_file_bytes"))).fetchone() is None
+            "WHERE m.session_id=? AND (b.embedder_id<>? OR b.chunker_version<>? OR "
+            "(b.skip_reason='too large' AND b.size <= ?)) LIMIT 1",
+            (session_id, embedder.id, CHUNKER_VERSION,
+             config.int("index.max_file_bytes"))).fetchone() is None
     blobs: dict[str, CachedBlob] = {}
     if unchanged:
         report.hits = len({e.sha for e in entries if e.skip is None})
