@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from conftest import ROOT
-
 from genesis_git.config import reference_table
 from genesis_git.errors import ExitCode
+
+from conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
