@@ -240,7 +240,8 @@ def test_cherry_pick_binds_the_picked_commits(repo: Path, genesis_env: Path) -> 
     a = _commit(repo, "STORY-13: a", {"a13.txt": "a\n"})
     b = _commit(repo, "STORY-13: b", {"b13.txt": "b\n"})
     git(repo, "checkout", "-q", "main")
-    git(repo, "cherry-pick", a, b)
+    # -x makes the picked commits differ from the originals even within the same second
+    git(repo, "cherry-pick", "-x", a, b)
     picked = git(repo, "rev-list", "--reverse", "HEAD~2..HEAD").split()
     assert _links(genesis_env, "STORY-13") == [a, b, *picked]
     assert _context("STORY-13")["files"] == [{"path": "a13.txt", "change": "added"},
