@@ -15,12 +15,9 @@ cross-reference.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import subprocess
-import urllib.error
-import urllib.request
 from typing import TYPE_CHECKING, Any, Protocol
 
 from genesis_git.errors import GenesisError, UsageError
@@ -101,36 +98,24 @@ class OpenAIEngine:
         self.name = f"openai:{self.model}"
 
     def complete(self, prompt: str) -> str:
-        body = json.dumps({
-            "model": self.model,
-            "temperature": 0,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": prompt}],
-        }, ensure_ascii=False).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": "genesis-git"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        from genesis_git.http import HttpFailure, post_json
+
         where = f"chat endpoint {self.url}"
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            raise EngineError(f"{where} answered HTTP {exc.code}") from None
-        except TimeoutError:
-            raise EngineError(f"{where} did not answer within {self.timeout:g} s") from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise EngineError(f"{where} did not answer within {self.timeout:g} s") from None
-            text = getattr(exc.reason, "strerror", None) or str(exc.reason)
-            raise EngineError(f"{where} is unreachable: {text}") from None
-        except (OSError, ValueError) as exc:
-            raise EngineError(f"{where} is unreachable: {exc}") from None
+            payload: Any = post_json(self.url, {
+                "model": self.model,
+                "temperature": 0,
+                "messages": [{"role": "system", "content": SYSTEM_PROMPT},
+                             {"role": "user", "content": prompt}],
+            }, api_key=self.api_key, timeout=self.timeout, what=where)
+        except HttpFailure as exc:
+            if exc.kind == "not-json":
+                raise EngineError(
+                    f"{where} gave an answer without choices[0].message.content") from None
+            raise EngineError(str(exc)) from None
         try:
-            payload: Any = json.loads(raw.decode("utf-8"))
             content = payload["choices"][0]["message"]["content"]
-        except (UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError):
             raise EngineError(f"{where} gave an answer without choices[0].message.content") from None
         if not isinstance(content, str):
             raise EngineError(f"{where} gave a message content that is not text")

@@ -19,7 +19,6 @@ only when ``embed.provider = "openai"`` is configured; its id is
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -171,45 +170,22 @@ class OpenAIEmbedder:
 
     # -- one request --------------------------------------------------------
     def _request(self, batch: list[str]) -> Any:
-        import urllib.error
-        import urllib.request
+        from genesis_git.http import HttpFailure, post_json
 
-        # an empty string is refused by some servers; a space embeds the same "nothing"
-        body = json.dumps({"model": self.model, "input": [t if t.strip() else " " for t in batch]},
-                          ensure_ascii=False).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": "genesis-git"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         where = f"embedding endpoint {self.url}"
+        # an empty string is refused by some servers; a space embeds the same "nothing"
+        payload = {"model": self.model, "input": [t if t.strip() else " " for t in batch]}
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            detail = _error_detail(exc)
-            hint = ("check the API key in the variable named by embed.api_key_env"
-                    if exc.code in (401, 403) else "check embed.base_url and embed.model")
-            raise EmbeddingError(f"{where} answered HTTP {exc.code}{detail}", hint=hint) from None
-        except TimeoutError:
-            raise EmbeddingError(f"{where} did not answer within {self.timeout:g} s",
-                                 hint="raise embed.timeout or check the server") from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, TimeoutError):
-                raise EmbeddingError(f"{where} did not answer within {self.timeout:g} s",
-                                     hint="raise embed.timeout or check the server") from None
-            text = getattr(reason, "strerror", None) or str(reason)
-            raise EmbeddingError(f"{where} is unreachable: {text}",
-                                 hint="start the server or fix embed.base_url") from None
-        except (OSError, ValueError) as exc:
-            raise EmbeddingError(f"{where} is unreachable: {exc}",
-                                 hint="start the server or fix embed.base_url") from None
-        try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise EmbeddingError(f"{where} gave a bad answer: not JSON",
-                                 hint="is embed.base_url an OpenAI-compatible /v1 root?") from None
+            return post_json(self.url, payload, api_key=self.api_key, timeout=self.timeout,
+                             what=where)
+        except HttpFailure as exc:
+            hint = {
+                "timeout": "raise embed.timeout or check the server",
+                "unreachable": "start the server or fix embed.base_url",
+                "not-json": "is embed.base_url an OpenAI-compatible /v1 root?",
+            }.get(exc.kind, "check the API key in the variable named by embed.api_key_env"
+                  if exc.status in (401, 403) else "check embed.base_url and embed.model")
+            raise EmbeddingError(str(exc), hint=hint) from None
 
     def _batch(self, batch: list[str]) -> list[list[float]]:
         if not batch:
@@ -252,21 +228,6 @@ def _normalise(vec: list[float]) -> list[float]:
     return [x / norm for x in vec]
 
 
-def _error_detail(exc: Any) -> str:
-    try:
-        body = exc.read().decode("utf-8", "replace")
-    except Exception:  # pragma: no cover - a broken body must not hide the status
-        return ""
-    message = body
-    try:
-        parsed = json.loads(body)
-        if isinstance(parsed, dict):
-            err = parsed.get("error")
-            message = str(err.get("message", err) if isinstance(err, dict) else err or body)
-    except json.JSONDecodeError:
-        pass
-    message = " ".join(message.split())[:200]
-    return f": {message}" if message else ""
 
 
 def embedder_from_config(config: Config) -> Embedder:
