@@ -59,7 +59,7 @@ def test_headline_schema_change_ranks_ddl_model_schema_and_template_first(shop: 
     assert schema["evidence"][-1] == "mirrors the columns of table orders"
     for f in data["files"]:  # reasons break the score into its signals
         assert f["score"] == pytest.approx(sum(f["reasons"].values()), abs=1e-3)
-        assert set(f["reasons"]) <= {"text", "path", "definition", "graph", "fields",
+        assert set(f["reasons"]) <= {"text", "path", "named", "definition", "graph", "fields",
                                      "cochange", "commits", "churn", "story", "penalty"}
     for item in data["impacts"]:
         assert set(item) == {"target", "kind", "path", "lines", "type", "detail", "evidence",

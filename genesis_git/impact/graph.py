@@ -34,6 +34,7 @@ _TABLENAME = re.compile(r"""__tablename__\s*=\s*['"](\w+)['"]|@Table\(\s*name\s*
 _ORM_COLUMN = re.compile(r"^[ \t]+(\w+)\s*(?::[^=\n]*)?=\s*(?:\w+\.)*(?:Column|mapped_column|"
                          r"\w*Field|relationship)\(", re.MULTILINE)
 _SQL_NOT_COLUMN = {"primary", "foreign", "unique", "constraint", "check", "index", "key"}
+_METHOD = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 JS_EXT = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte")
 
 
@@ -187,6 +188,13 @@ def build_graph(corpus: Corpus) -> Graph:
                     toks = tokenize(part)
                     if toks:
                         symbols[toks[0]].append((path, chunk.symbol, chunk.start_line,
+                                                 chunk.end_line))
+            if chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi")):
+                for m in _METHOD.finditer(chunk.text):  # methods of a class kept whole
+                    toks = tokenize(m.group(1))
+                    if toks:
+                        line = chunk.start_line + chunk.text.count("\n", 0, m.start(1))
+                        symbols[toks[0]].append((path, f"{chunk.symbol}.{m.group(1)}", line,
                                                  chunk.end_line))
             _tables_in_chunk(path, chunk.text, chunk.start_line, tables)
     return Graph(imports, dict(importers), tables, dict(symbols))

@@ -7,7 +7,8 @@ negative number), so the reasons of a file add up to its score.
 
 * ``text`` — BM25 (k1 1.2, b 0.75) of the query terms over the whole file,
   blended with the best chunk's BM25;
-* ``path`` — query terms and named files found in the path;
+* ``path`` — query terms found in the path;
+* ``named`` — the requirement names the file (``core.py``, ``src/x/y.py``);
 * ``definition`` — the file defines a symbol or table that the requirement
   names (``class Order``, ``CREATE TABLE orders``, ``__tablename__``);
 * ``graph`` — the file imports a file that ranks high on the signals
@@ -42,8 +43,8 @@ from genesis_git.text import tokenize
 K1 = 1.2
 B = 0.75
 PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
-SEED_SIGNALS = {"text", "path", "definition"}
-SIGNALS = ("text", "path", "definition", "graph", "fields", "cochange", "commits", "churn",
+SEED_SIGNALS = {"text", "path", "named", "definition"}
+SIGNALS = ("text", "path", "named", "definition", "graph", "fields", "cochange", "commits", "churn",
            "story")
 
 
@@ -52,12 +53,13 @@ class Weights:
     text: float = 1.0
     chunk_share: float = 0.35  # share of the best chunk in the text signal
     path: float = 0.35
+    named: float = 0.5  # the requirement names the file (core.py, src/x/y.py)
     definition: float = 0.2
-    graph: float = 0.25
+    graph: float = 0.15
     fields: float = 0.35  # files that mention most columns of a table the query names
     fields_schema: float = 1.0  # the same when the requirement changes a field of that table
     prose_fields: float = 0.3  # documents mirroring the row *should* change, code *must*
-    cochange: float = 0.35
+    cochange: float = 0.25
     churn: float = 0.05
     commits: float = 0.3  # files of past commits whose messages are like the requirement
     commits_top: int = 20
@@ -145,10 +147,7 @@ def _stem_tokens(path: str) -> set[str]:
 
 
 def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
-    """The share of the query's weight (idf over paths) found in each path; file names count 1.5×.
-
-    A file the requirement names outright (``core.py``, ``src/x/y.py``) gets +1.
-    """
+    """The share of the query's weight (idf over paths) found in each path; file names count 1.5×."""
     terms = set(q.weights)
     n = max(len(corpus.files), 1)
     df: Counter[str] = Counter()
@@ -161,15 +160,21 @@ def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
         s = 0.0
         for t in set(doc.path_tokens) & terms:
             s += q.weights[t] * _idf(n, df[t]) * (1.5 if t in stem else 1.0)
-        s = min(1.0, s / total)
+        if s > 0:
+            out[path] = min(1.0, s / total)
+    return out
+
+
+def named_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
+    """Files the requirement names outright: 1 for the path (``src/x/y.py``), 0.5 for the name."""
+    out: dict[str, float] = {}
+    for path in corpus.files:
         base = path.rsplit("/", 1)[-1]
         for hint in q.file_hints:
             if path == hint or path.endswith("/" + hint):
-                s += 1.0
+                out[path] = 1.0
             elif base == hint.rsplit("/", 1)[-1]:
-                s += 0.5
-        if s > 0:
-            out[path] = s
+                out[path] = max(out.get(path, 0.0), 0.5)
     return out
 
 
@@ -180,7 +185,7 @@ def definition_scores(corpus: Corpus, graph: Graph, q: QueryInfo) -> tuple[dict[
     n = max(len(corpus.files), 1)
     for tok, defs in graph.symbols.items():
         w = q.weights.get(tok)
-        if not w:
+        if not w or not q.names(tok):
             continue
         defining = sorted({p for p, *_ in defs})
         idf = _idf(n, len(defining))
@@ -190,7 +195,7 @@ def definition_scores(corpus: Corpus, graph: Graph, q: QueryInfo) -> tuple[dict[
     tables: list[Table] = []
     for tok, table in sorted(graph.tables.items()):
         w = q.weights.get(tok)
-        if not w:
+        if not w or not q.names(tok):
             continue
         tables.append(table)
         boost = 2.0 if q.mentions_table else 1.0
@@ -204,6 +209,13 @@ def _normalise(values: dict[str, float]) -> dict[str, float]:
     if top <= 0:
         return {}
     return {p: v / top for p, v in values.items() if v > 0}
+
+
+def _field_idents(q: QueryInfo, graph: Graph, tables: list[Table]) -> list[str]:
+    """Identifiers of the query that are columns of the tables, or new names (not symbols)."""
+    columns = {c for t in tables for c in column_tokens(t)}
+    return [tok for tok in q.ident_tokens
+            if tok in columns or (tok not in graph.symbols and tok not in graph.tables)]
 
 
 def _field_scores(corpus: Corpus, tables: list[Table]) -> dict[str, float]:
@@ -232,6 +244,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
     text_n = _normalise(file_text)
     chunk_n = _normalise(chunk_best)
     path_n = _normalise(path_scores(corpus, q))
+    named = named_scores(corpus, q)
     graph = build_graph(corpus) if (opts.graph or q.mentions_table or q.ident_tokens) else None
     defs_n: dict[str, float] = {}
     tables: list[Table] = []
@@ -248,6 +261,8 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             r["text"] = w.text * t
         if path_n.get(p):
             r["path"] = w.path * path_n[p]
+        if named.get(p):
+            r["named"] = w.named * named[p]
         if defs_n.get(p):
             r["definition"] = w.definition * defs_n[p]
     candidates = [p for p in corpus.files if "changelog" not in flags[p]]
@@ -263,7 +278,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
     if opts.graph and graph is not None:
         _graph_signal(corpus, graph, q, seeds, reasons, notes, flags, w)
         fields = _field_scores(corpus, tables)
-        schema_change = bool(tables) and (q.mentions_field or bool(q.ident_tokens))
+        schema_change = bool(tables) and (q.mentions_field or bool(_field_idents(q, graph, tables)))
         weight = w.fields_schema if schema_change else w.fields
         for p, share in fields.items():
             if "changelog" in flags[p]:
@@ -320,8 +335,8 @@ def _seeds(base: dict[str, float], flags: dict[str, list[str]], n: int) -> dict[
 def hit_symbols(graph: Graph, path: str, q: QueryInfo) -> set[str]:
     """Whole-identifier tokens of the symbols and tables ``path`` defines that the query names."""
     out = {tok for tok, defs in graph.symbols.items()
-           if tok in q.weights and any(p == path for p, *_ in defs)}
-    out |= {tok for tok, t in graph.tables.items() if tok in q.weights and path in t.paths}
+           if q.names(tok) and any(p == path for p, *_ in defs)}
+    out |= {tok for tok, t in graph.tables.items() if q.names(tok) and path in t.paths}
     return out
 
 

@@ -25,6 +25,7 @@ LINE_CHARS = 160
 _SIGNAL_WORDS = {
     "text": "matches the requirement's terms",
     "path": "its path names the requirement's terms",
+    "named": "the requirement names this file",
     "definition": "defines what the requirement names",
     "graph": "references the affected code",
     "fields": "mirrors the columns of",  # + " table <name>"

@@ -45,6 +45,7 @@ def clean_requirement(text: str) -> str:
 
 # -- query analysis -------------------------------------------------------------
 
+_WORD_RUN = re.compile(r"[A-Za-z0-9_\-]+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _FILE_HINT = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 _ADD = re.compile(r"新增|增加|添加|加入|加上|\b(?:add|adds|added|adding|new|introduce|introduces|"
@@ -57,6 +58,11 @@ _FIELD_WORD = re.compile(r"字段|列|属性|\b(?:fields?|columns?|attributes?|p
 _CODE_EXT = {"py", "js", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "rb", "php", "cs", "c", "h",
              "cpp", "hpp", "sql", "md", "rst", "txt", "toml", "yaml", "yml", "json", "html", "css",
              "vue", "sh", "cfg", "ini", "lock", "mjs", "cjs", "scss", "proto", "graphql", "ipynb"}
+
+
+def _cjk_synonym(token: str, terms: list[QueryTerm]) -> bool:
+    """The token also reaches the query as the synonym of a Chinese term (订单 -> order)."""
+    return any(t.term == token and t.origin.startswith("synonym:") for t in terms)
 
 
 def _is_identifier(word: str) -> bool:
@@ -92,6 +98,11 @@ class QueryInfo:
     intent: str = "modify"  # add | delete | modify
     mentions_table: bool = False
     mentions_field: bool = False
+    part_tokens: set[str] = field(default_factory=set)  # only ever a part of a longer identifier
+
+    def names(self, token: str) -> bool:
+        """The query names ``token`` as a word of its own (not only inside ``OrderService``)."""
+        return token in self.weights and token not in self.part_tokens
 
     @property
     def empty(self) -> bool:
@@ -130,6 +141,13 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
                 toks = tokenize(part)
                 if toks:
                     ident_tokens.setdefault(toks[0], part)
+    wholes: set[str] = set()
+    parts: set[str] = set()
+    for m in _WORD_RUN.finditer(plain):
+        toks = tokenize(m.group(0))
+        if toks:
+            wholes.add(toks[0])
+            parts.update(toks[1:])
     intent = "modify"
     if _DELETE.search(text):
         intent = "delete"
@@ -139,7 +157,8 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         requirement=requirement, terms=terms, weights=weights, identifiers=idents,
         ident_tokens=ident_tokens, file_hints=hints, intent=intent,
         mentions_table=bool(_TABLE_WORD.search(text)),
-        mentions_field=bool(_FIELD_WORD.search(text)))
+        mentions_field=bool(_FIELD_WORD.search(text)),
+        part_tokens={t for t in parts - wholes if t in weights and not _cjk_synonym(t, terms)})
 
 
 # -- kinds of files ---------------------------------------------------------------
