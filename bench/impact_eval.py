@@ -8,6 +8,7 @@ run once per variant:
 
 * ``full`` — every signal;
 * ``no-history`` — without co-change and churn;
+* ``no-cochange`` / ``no-commits`` — without one of the history signals;
 * ``no-graph`` — without the reference graph;
 * ``text`` — text, path and definitions only;
 * ``search`` — ``genesis search --files`` (hybrid retrieval), for comparison.
@@ -40,7 +41,7 @@ SETS = {
     "click": ("click.jsonl", "click.git"),
     "chatchat": ("langchain-chatchat_cjk.jsonl", "chatchat.git"),
 }
-VARIANTS = ("full", "no-history", "no-graph", "text", "search")
+VARIANTS = ("full", "no-history", "no-cochange", "no-commits", "no-graph", "text", "search")
 BASELINE_R10 = {"click": 0.614, "chatchat": 0.645}
 
 
@@ -131,8 +132,13 @@ def run_case(scratch: Path, query: str, variants: list[str], weights: dict[str, 
             if v == "search":
                 out[v] = _search(ctx, sid, query, k)
                 continue
+            vw = w
+            if v == "no-cochange":
+                vw = replace(w, cochange=0.0)
+            elif v == "no-commits":
+                vw = replace(w, commits=0.0)
             opts = RankOptions(graph=v not in ("no-graph", "text"),
-                               history=v not in ("no-history", "text"), stories=False, weights=w)
+                               history=v not in ("no-history", "text"), stories=False, weights=vw)
             ranking = rank(corpus, q, opts, history, None)
             out[v] = [f.path for f in ranking.files[:k]]
         return out
