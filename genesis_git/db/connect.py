@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,9 +56,7 @@ def connect(path: Path | str, *, create: bool = True, readonly: bool = False) ->
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
         if not readonly:
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if path != ":memory:" and str(mode).lower() != "wal":  # pragma: no cover
-                raise StoreError(f"{path}: cannot switch the store to WAL mode")
+            _enable_wal(conn, path)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
         if not readonly:
@@ -75,6 +74,23 @@ def connect(path: Path | str, *, create: bool = True, readonly: bool = False) ->
                              hint="check the folder's permissions") from None
         raise StoreError(f"the genesis store at {path} cannot be used: {text}") from None
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection, path: str) -> None:
+    """Switch to WAL; two processes creating the store at once may briefly see it locked."""
+    deadline = time.monotonic() + busy_timeout_ms() / 1000
+    while True:
+        try:
+            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            mode = ""
+        if mode == "wal" or path == ":memory:":
+            return
+        if time.monotonic() > deadline:  # pragma: no cover - a file system without WAL
+            raise StoreError(f"{path}: cannot switch the store to WAL mode")
+        time.sleep(0.05)  # pragma: no cover - only when another process holds the lock
 
 
 def open_store(repo: Repo) -> sqlite3.Connection:
