@@ -86,3 +86,14 @@ def test_symbols_index_classes_functions_and_methods() -> None:
     assert ("svc.py", "OrderService.create", 92, 93) in g.symbols["create"]
     assert g.symbols["orderservice"][0][:2] == ("svc.py", "OrderService")
     assert g.symbols["cancelorder"] == [("svc.py", "cancel_order", 96, 97)]
+
+
+def test_lazy_graph_gives_the_same_answers() -> None:
+    corpus = corpus_of(PY)
+    eager = build_graph(corpus)
+    lazy = build_graph(corpus, wanted={"order", "helper"}, eager_imports=False)
+    assert lazy.importers == {} and lazy.imports == {}
+    for path in PY:
+        assert lazy.imports_of(path) == eager.imports[path]
+    assert sorted(lazy.symbols) == ["helper", "order"]
+    assert lazy.symbols["order"] == eager.symbols["order"]

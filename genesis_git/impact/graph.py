@@ -50,10 +50,30 @@ class Table:
 
 @dataclass
 class Graph:
-    imports: dict[str, set[str]]  # importer -> imported files
-    importers: dict[str, set[str]]  # imported -> importers
+    imports: dict[str, set[str]]  # importer -> imported files (parsed so far)
+    importers: dict[str, set[str]]  # imported -> importers (complete with eager imports)
     tables: dict[str, Table]  # by token
     symbols: dict[str, list[tuple[str, str, int, int]]]  # token -> [(path, symbol, start, end)]
+    _corpus: Corpus | None = field(default=None, repr=False)
+    _index: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _paths: set[str] = field(default_factory=set, repr=False)
+
+    def imports_of(self, path: str) -> set[str]:
+        """The files ``path`` imports (parsed once, then kept)."""
+        found = self.imports.get(path)
+        if found is not None:
+            return found
+        assert self._corpus is not None
+        doc = self._corpus.files[path]
+        if path.endswith((".py", ".pyi")):
+            targets = _py_imports(doc, doc.text, self._index, self._paths)
+        elif path.endswith(JS_EXT):
+            targets = _js_imports(doc, doc.text, self._paths)
+        else:
+            targets = set()
+        targets.discard(path)
+        self.imports[path] = targets
+        return targets
 
 
 
@@ -160,49 +180,63 @@ def _ddl_columns(body: str) -> list[str]:
     return names
 
 
-def build_graph(corpus: Corpus) -> Graph:
+def _may_name(name: str, wanted: set[str] | None) -> bool:
+    """A cheap test that the whole-identifier token of ``name`` can be in ``wanted``."""
+    if wanted is None:
+        return True
+    key = name.lower().replace("_", "").replace("-", "")
+    return (key in wanted or key[:-1] in wanted or key[:-3] + "y" in wanted
+            or not key.isascii())
+
+
+def _whole(name: str) -> str | None:
+    toks = tokenize(name)
+    return toks[0] if toks else None
+
+
+def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
+                eager_imports: bool = True) -> Graph:
+    """Definitions, tables and imports of ``corpus``.
+
+    With ``wanted`` (the query's tokens) only symbols that may be named are
+    indexed; with ``eager_imports=False`` imports are parsed on demand by
+    :meth:`Graph.imports_of`.  Both only save time: the answers are the same.
+    """
     paths = set(corpus.files)
     index: dict[str, list[str]] = defaultdict(list)
     for path in sorted(paths):
         for name in _module_names(path):
             index[name].append(path)
-    imports: dict[str, set[str]] = {}
-    importers: dict[str, set[str]] = defaultdict(set)
     tables: dict[str, Table] = {}
     symbols: dict[str, list[tuple[str, str, int, int]]] = defaultdict(list)
     for path, doc in corpus.files.items():
-        text = doc.text
-        if path.endswith((".py", ".pyi")):
-            targets = _py_imports(doc, text, index, paths)
-        elif path.endswith(JS_EXT):
-            targets = _js_imports(doc, text, paths)
-        else:
-            targets = set()
-        targets.discard(path)
-        imports[path] = targets
-        for t in targets:
-            importers[t].add(path)
         for chunk in doc.chunks:
             if chunk.symbol:
                 for part in chunk.symbol.split("."):
-                    toks = tokenize(part)
-                    if toks:
-                        symbols[toks[0]].append((path, chunk.symbol, chunk.start_line,
-                                                 chunk.end_line))
-            if chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi")):
+                    tok = _whole(part) if _may_name(part, wanted) else None
+                    if tok:
+                        symbols[tok].append((path, chunk.symbol, chunk.start_line,
+                                             chunk.end_line))
+            if (chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi"))
+                    and (wanted is None or not wanted.isdisjoint(chunk.tokens))):
                 for m in _METHOD.finditer(chunk.text):  # methods of a class kept whole
-                    toks = tokenize(m.group(1))
-                    if toks:
+                    tok = _whole(m.group(1)) if _may_name(m.group(1), wanted) else None
+                    if tok:
                         line = chunk.start_line + chunk.text.count("\n", 0, m.start(1))
-                        symbols[toks[0]].append((path, f"{chunk.symbol}.{m.group(1)}", line,
-                                                 chunk.end_line))
+                        symbols[tok].append((path, f"{chunk.symbol}.{m.group(1)}", line,
+                                             chunk.end_line))
             _tables_in_chunk(path, chunk.text, chunk.start_line, tables)
-    return Graph(imports, dict(importers), tables, dict(symbols))
+    graph = Graph({}, {}, tables, dict(symbols))
+    graph._corpus, graph._index, graph._paths = corpus, dict(index), paths
+    if eager_imports:
+        for path in sorted(paths):
+            for target in graph.imports_of(path):
+                graph.importers.setdefault(target, set()).add(path)
+    return graph
 
 
 def _tables_in_chunk(path: str, text: str, start_line: int, tables: dict[str, Table]) -> None:
-    low = text.lower()
-    if "table" not in low and "db_table" not in low:
+    if "table" not in text and "TABLE" not in text and "Table" not in text:
         return
     for m in _CREATE_TABLE.finditer(text):
         name = m.group(1)

@@ -101,9 +101,10 @@ def _idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def text_scores(corpus: Corpus, weights: dict[str, float]) -> tuple[dict[str, float],
-                                                                    dict[str, float], set[str]]:
-    """File-level BM25 (path tokens count), best-chunk BM25, and the terms that matched."""
+def text_scores(corpus: Corpus, weights: dict[str, float]
+                ) -> tuple[dict[str, float], dict[str, float], set[str], dict[str, set[str]]]:
+    """File-level BM25 (path tokens count), best-chunk BM25, the terms that matched anywhere,
+    and the query terms each file holds."""
     terms = set(weights)
     file_tf: dict[str, Counter[str]] = {}
     file_len: dict[str, int] = {}
@@ -138,7 +139,7 @@ def text_scores(corpus: Corpus, weights: dict[str, float]) -> tuple[dict[str, fl
         s = sum(weights[t] * _bm25(n, dl, avg_chunk, cidf[t]) for t, n in tf.items())
         if s > best.get(path, 0.0):
             best[path] = s
-    return files, best, set(df)
+    return files, best, set(df), {p: set(tf) for p, tf in file_tf.items() if tf}
 
 
 def _stem_tokens(path: str) -> set[str]:
@@ -240,12 +241,13 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
          stories: list[tuple[str, str, list[str]]] | None = None) -> Ranking:
     """Score every file of ``corpus``; the best first, ties by path."""
     w = opts.weights
-    file_text, chunk_best, matched = text_scores(corpus, q.weights)
+    file_text, chunk_best, matched, file_terms = text_scores(corpus, q.weights)
     text_n = _normalise(file_text)
     chunk_n = _normalise(chunk_best)
     path_n = _normalise(path_scores(corpus, q))
     named = named_scores(corpus, q)
-    graph = build_graph(corpus) if (opts.graph or q.mentions_table or q.ident_tokens) else None
+    graph = build_graph(corpus, wanted=set(q.weights), eager_imports=False) if (
+        opts.graph or q.mentions_table or q.ident_tokens) else None
     defs_n: dict[str, float] = {}
     tables: list[Table] = []
     if graph is not None:
@@ -276,7 +278,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
     base = {p: sum(v for k, v in r.items() if k in SEED_SIGNALS) for p, r in reasons.items()}
     seeds = _seeds(base, flags, w.seeds)
     if opts.graph and graph is not None:
-        _graph_signal(corpus, graph, q, seeds, reasons, notes, flags, w)
+        _graph_signal(corpus, graph, q, seeds, reasons, notes, flags, w, file_terms)
         fields = _field_scores(corpus, tables)
         schema_change = bool(tables) and (q.mentions_field or bool(_field_idents(q, graph, tables)))
         weight = w.fields_schema if schema_change else w.fields
@@ -342,24 +344,21 @@ def hit_symbols(graph: Graph, path: str, q: QueryInfo) -> set[str]:
 
 def _graph_signal(corpus: Corpus, graph: Graph, q: QueryInfo, seeds: dict[str, float],
                   reasons: dict[str, dict[str, float]], notes: dict[str, dict[str, list[str]]],
-                  flags: dict[str, list[str]], w: Weights) -> None:
+                  flags: dict[str, list[str]], w: Weights,
+                  file_terms: dict[str, set[str]]) -> None:
     """Files that import a seed *and* use one of the seed's symbols that the query names."""
     raw: dict[str, float] = {}
     why: dict[str, list[tuple[float, str]]] = {}
-    tokens: dict[str, set[str]] = {}
     for seed, weight in seeds.items():
         wanted = hit_symbols(graph, seed, q)
-        users = graph.importers.get(seed, set())
-        if not wanted or not users:
+        if not wanted:
             continue
-        for user in sorted(users):
+        for user in sorted(p for p, terms in file_terms.items() if terms & wanted):
             if user == seed or "changelog" in flags.get(user, []):
                 continue
-            if user not in tokens:
-                tokens[user] = {t for c in corpus.files[user].chunks for t in c.tokens}
-            used = wanted & tokens[user]
-            if not used:
+            if seed not in graph.imports_of(user):
                 continue
+            used = wanted & file_terms[user]
             share = weight * sum(q.weights[t] for t in used) / sum(q.weights[t] for t in wanted)
             raw[user] = raw.get(user, 0.0) + share
             why.setdefault(user, []).append((share, seed))
