@@ -120,3 +120,14 @@ def test_story_context_and_design_search_when_present(shop: Path) -> None:
         ingest_rules(open_library(shop))
         found = g.design("card spacing", top=2)
         assert found["query"] == "card spacing" and len(found["results"]) <= 2
+
+
+def test_the_seed_imports_work_from_the_rag_package() -> None:
+    import genesis_git.rag as rag
+    from genesis_git.rag import ImpactRAG, RagStore, get_embedder
+
+    assert get_embedder("fake").__class__.__name__ == "FakeEmbedder"
+    assert RagStore.__module__ == "genesis_git.rag.store"
+    assert ImpactRAG.__module__ == "genesis_git.rag.impact_rag"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = rag.nope

@@ -1,1 +1,29 @@
-"""Embeddings and the seed API for retrieval-augmented impact investigation."""
+"""Embeddings and the seed API for retrieval-augmented impact investigation.
+
+``from genesis_git.rag import RagStore, ImpactRAG, get_embedder`` works as seed
+000 writes it; the names are loaded on first use, so that importing the
+embeddings alone (as indexing does) stays light.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Embedder", "FakeEmbedder", "HashingEmbedder", "ImpactRAG", "RagStore", "get_embedder"]
+
+_HOMES = {
+    "Embedder": "genesis_git.rag.embeddings",
+    "FakeEmbedder": "genesis_git.rag.embeddings",
+    "HashingEmbedder": "genesis_git.rag.embeddings",
+    "get_embedder": "genesis_git.rag.embeddings",
+    "RagStore": "genesis_git.rag.store",
+    "ImpactRAG": "genesis_git.rag.impact_rag",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'genesis_git.rag' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_HOMES[name]), name)
