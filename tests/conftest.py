@@ -89,3 +89,18 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def genesis_cmd() -> list[str]:
     """The real console entry point, as a subprocess argv."""
     return [sys.executable, "-m", "genesis_git"]
+
+
+def read_pty(master: int) -> bytes:
+    """Everything written to a pseudo-terminal until its other side closes."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return b"".join(chunks)

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import git, make_repo
+from conftest import git, make_repo, read_pty
 
 
 def _big_repo(root: Path, n: int = 600) -> Path:
@@ -110,19 +110,10 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path, genesis_env: Path) -> N
                             env={**os.environ, "TERM": "xterm", "COLUMNS": "100"})
     os.close(slave)
     out, _ = proc.communicate(timeout=120)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
+    shown = read_pty(master)
     assert proc.returncode == 0
     assert json.loads(out)["misses"] == 260  # stdout stays clean JSON
-    assert b"indexing" in b"".join(chunks)
+    assert b"indexing" in shown
     piped = subprocess.run([sys.executable, "-m", "genesis_git", "session", "start", "--new"],
                            cwd=root, capture_output=True, text=True)
     assert piped.stderr == ""  # no bar when stderr is not a terminal

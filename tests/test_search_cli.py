@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from genesis_git.cli.main import app
 from genesis_git.retrieve.session_index import clear_memory
 
-from conftest import ROOT, genesis_cmd, git, make_repo, write
+from conftest import ROOT, genesis_cmd, git, make_repo, read_pty, write
 
 runner = CliRunner()
 
@@ -209,18 +209,8 @@ def test_real_subprocess_and_rich_table_on_a_tty(shop: Path) -> None:
     proc2 = subprocess.Popen([*genesis_cmd(), "search", "订单 discount", "--explain"], cwd=shop,
                              env=env, stdout=slave, stderr=subprocess.PIPE)
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
+    out = read_pty(master).decode("utf-8", "replace")
     assert proc2.wait(timeout=60) == 0
-    out = b"".join(chunks).decode("utf-8", "replace")
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     for header in ("location", "section", "type", "score", "snippet", "why"):
         assert header in plain

@@ -74,20 +74,30 @@ class RagStore:
     def add(self, scope: str, chunks: Sequence[str], embeddings: Sequence[Sequence[float]],
             metas: Sequence[dict[str, Any]] | None = None) -> int:
         """Append chunks with their vectors (and optional metadata) to ``scope``; returns how many."""
+        return self._write(scope, chunks, embeddings, metas, replace=False)
+
+    def replace(self, scope: str, chunks: Sequence[str], embeddings: Sequence[Sequence[float]],
+                metas: Sequence[dict[str, Any]] | None = None) -> int:
+        """``reset_scope`` then ``add``, in one transaction."""
+        return self._write(scope, chunks, embeddings, metas, replace=True)
+
+    def _write(self, scope: str, chunks: Sequence[str], embeddings: Sequence[Sequence[float]],
+               metas: Sequence[dict[str, Any]] | None, *, replace: bool) -> int:
         if len(chunks) != len(embeddings):
             raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
         if metas is not None and len(metas) != len(chunks):
             raise ValueError(f"{len(chunks)} chunks but {len(metas)} metadata entries")
-        start = self.conn.execute(
-            "SELECT COALESCE(MAX(ord) + 1, 0) FROM rag_store_chunks WHERE scope=?",
-            (scope,)).fetchone()[0]
-        rows = []
-        for i, (chunk, vec) in enumerate(zip(chunks, embeddings, strict=True)):
-            meta = metas[i] if metas is not None else {}
-            rows.append((scope, start + i, chunk, json.dumps(meta, ensure_ascii=False,
-                                                            sort_keys=True), _as_bytes(vec)))
         self.conn.execute("BEGIN IMMEDIATE")
         try:
+            if replace:
+                self.conn.execute("DELETE FROM rag_store_chunks WHERE scope=?", (scope,))
+            start = self.conn.execute(
+                "SELECT COALESCE(MAX(ord) + 1, 0) FROM rag_store_chunks WHERE scope=?",
+                (scope,)).fetchone()[0]
+            rows = [(scope, start + i, chunk,
+                     json.dumps(metas[i] if metas is not None else {}, ensure_ascii=False,
+                                sort_keys=True), _as_bytes(vec))
+                    for i, (chunk, vec) in enumerate(zip(chunks, embeddings, strict=True))]
             self.conn.executemany(
                 "INSERT INTO rag_store_chunks(scope, ord, chunk, meta, embedding) VALUES (?,?,?,?,?)",
                 rows)
@@ -96,24 +106,6 @@ class RagStore:
             raise
         self.conn.execute("COMMIT")
         return len(rows)
-
-    def replace(self, scope: str, chunks: Sequence[str], embeddings: Sequence[Sequence[float]],
-                metas: Sequence[dict[str, Any]] | None = None) -> int:
-        """``reset_scope`` then ``add``, in one transaction."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            self.conn.execute("DELETE FROM rag_store_chunks WHERE scope=?", (scope,))
-            rows = [(scope, i, c, json.dumps(metas[i] if metas else {}, ensure_ascii=False,
-                                              sort_keys=True), _as_bytes(v))
-                    for i, (c, v) in enumerate(zip(chunks, embeddings, strict=True))]
-            self.conn.executemany(
-                "INSERT INTO rag_store_chunks(scope, ord, chunk, meta, embedding) VALUES (?,?,?,?,?)",
-                rows)
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
-        return len(chunks)
 
     def search_scored(self, scope: str, query_vec: Sequence[float], k: int = 5) -> list[StoredChunk]:
         """The ``k`` chunks of ``scope`` most similar to ``query_vec`` (cosine), best first.
