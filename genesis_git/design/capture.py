@@ -10,14 +10,20 @@ same bytes again changes nothing; a changed baseline updates its card.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from genesis_git.design.cards import CardRejected, build_card
 from genesis_git.design.feedback import record
 from genesis_git.design.ingest import Ingest, store_image
-from genesis_git.design.library import Library, ensure_library, inside_repo, now_iso, sha256_bytes
+from genesis_git.design.library import (
+    Library,
+    ensure_library,
+    inside_repo,
+    now_iso,
+    read_json_input,
+    sha256_bytes,
+)
 from genesis_git.errors import GenesisError
 
 DEFAULT_LICENSE = "project-internal"
@@ -27,15 +33,9 @@ def capture(lib: Library, baseline: str | Path, *, confirmed: bool) -> dict[str,
     if not confirmed:
         raise GenesisError("capture refused: the baseline is not confirmed",
                            hint="capture only what the user accepted; rerun with --confirmed")
-    path = inside_repo(lib.repo_root, baseline, what="baseline")
+    path, raw, data = read_json_input(lib.repo_root, baseline, what="baseline",
+                                label=f"baseline {baseline}")
     shown = lib.display(path)
-    try:
-        data = path.read_bytes()
-        raw = json.loads(data.decode("utf-8"))
-    except FileNotFoundError:
-        raise GenesisError(f"baseline {baseline}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GenesisError(f"baseline {baseline} cannot be read: {exc}") from None
     if not isinstance(raw, dict):
         raise GenesisError(f"baseline {baseline} must hold a JSON object")
     if raw.get("confirmed") is False:

@@ -38,6 +38,7 @@ from genesis_git.design.library import (
     inside,
     inside_repo,
     now_iso,
+    read_json_input,
     sha256_bytes,
 )
 
@@ -411,14 +412,9 @@ def _import_card(lib: Library, job: Ingest, raw: dict[str, Any], base: Path,
 
 
 def ingest_manifest(lib: Library, file: str | Path) -> IngestReport:
-    path = inside_repo(lib.repo_root, file, what="manifest")
+    path, data, _ = read_json_input(lib.repo_root, file, what="manifest", label=f"manifest {file}",
+                                 error=CardRejected)
     display = lib.display(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CardRejected(f"manifest {file}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CardRejected(f"manifest {file} cannot be read: {exc}") from None
     cards = data.get("cards") if isinstance(data, dict) else None
     if not isinstance(cards, list):
         raise CardRejected(f"manifest {file} has no cards list")

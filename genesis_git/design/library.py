@@ -95,6 +95,24 @@ def inside_repo(repo_root: Path, given: str | Path, *, what: str) -> Path:
     return full
 
 
+def read_json_input(repo_root: Path, given: str | Path, *, what: str, label: str,
+                    unreadable: str = "cannot be read",
+                    error: type[GenesisError] = GenesisError) -> tuple[Path, Any, bytes]:
+    """Parse a user-given JSON file inside the working tree: its path, value and bytes.
+
+    One clear ``error`` line otherwise; ``label`` starts each message
+    (``"baseline b.json"``) and ``unreadable`` names a file that does not parse.
+    """
+    path = inside_repo(repo_root, given, what=what)
+    try:
+        data = path.read_bytes()
+        return path, json.loads(data.decode("utf-8")), data
+    except FileNotFoundError:
+        raise error(f"{label}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{label} {unreadable}: {exc}") from None
+
+
 def reader_bytes() -> bytes:
     """The packaged zero-dependency reader, ``query.mjs``."""
     from importlib import resources

@@ -18,15 +18,14 @@ degrades to one warning and passes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from genesis_git.design.cards import license_known, token_value_text
 from genesis_git.design.feedback import card_id
-from genesis_git.design.library import Library, LibraryUnavailable, inside_repo
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.design.library import Library, LibraryUnavailable, read_json_input
+from genesis_git.errors import UsageError
 
 _AESTHETIC = {"aesthetic", "aesthetics", "aes", "visual", "审美"}
 
@@ -60,13 +59,8 @@ def _pairs(tokens: Mapping[str, list[dict[str, Any]]],
 
 
 def load_document(lib: Library, file: str | Path) -> tuple[str, dict[str, Any]]:
-    path = inside_repo(lib.repo_root, file, what="document")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GenesisError(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GenesisError(f"{file} is not valid JSON: {exc}") from None
+    path, data, _ = read_json_input(lib.repo_root, file, what="document", label=str(file),
+                                 unreadable="is not valid JSON")
     if not isinstance(data, dict):
         raise UsageError(f"{file}: expected a JSON object with criteria or checks")
     return lib.display(path), data
