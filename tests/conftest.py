@@ -104,3 +104,16 @@ def read_pty(master: int) -> bytes:
         chunks.append(data)
     os.close(master)
     return b"".join(chunks)
+
+
+def commit_files(root: Path, msg: str, files: dict[str, str | None] | None = None,
+                 *extra: str) -> str:
+    """Write (or, for ``None``, remove) files, commit them with ``msg``; the new HEAD."""
+    for rel, text in (files or {}).items():
+        if text is None:
+            git(root, "rm", "-q", rel)
+        else:
+            write(root, rel, text)
+            git(root, "add", rel)
+    git(root, "commit", "-q", "-m", msg, *extra)
+    return git(root, "rev-parse", "HEAD").strip()

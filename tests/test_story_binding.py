@@ -23,7 +23,7 @@ from genesis_git.hooks import run as hookrun
 from genesis_git.repo import find_repo
 from genesis_git.story import binding
 
-from conftest import git, write
+from conftest import commit_files, git, write
 
 runner = CliRunner()
 
@@ -39,16 +39,6 @@ def _setup(root: Path, home: Path, notes: tuple[tuple[str, str], ...] = ()) -> N
     conn.close()
 
 
-def _commit(root: Path, msg: str, files: dict[str, str | None] | None = None,
-            *extra: str) -> str:
-    for rel, text in (files or {}).items():
-        if text is None:
-            git(root, "rm", "-q", rel)
-        else:
-            write(root, rel, text)
-            git(root, "add", rel)
-    git(root, "commit", "-q", "-m", msg, *extra)
-    return git(root, "rev-parse", "HEAD").strip()
 
 
 def _q(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
@@ -90,12 +80,12 @@ def test_late_binding_end_to_end(repo: Path, genesis_env: Path,
     base = git(repo, "rev-parse", "HEAD").strip()
 
     # a commit without a story id binds nothing; the notes wait
-    wip = _commit(repo, "wip: scratch", {"scratch.txt": "x\n"})
+    wip = commit_files(repo, "wip: scratch", {"scratch.txt": "x\n"})
     assert _q(genesis_env, "SELECT COUNT(*) FROM story_records") == [(0,)]
     assert _q(genesis_env, "SELECT COUNT(*) FROM session_artifacts WHERE bound_commit IS NULL") \
         == [(2,)]
 
-    sha = _commit(repo, "STORY-12: add a discount code", {
+    sha = commit_files(repo, "STORY-12: add a discount code", {
         "db/schema.sql": "CREATE TABLE orders (id INTEGER, discount_code TEXT);\n",
         "src/shop/discount.py": "def apply(code):\n    return code\n",
         "README.md": None,
@@ -130,7 +120,7 @@ def test_late_binding_end_to_end(repo: Path, genesis_env: Path,
     assert hookrun.main(["post-commit"]) == 0
     assert _q(genesis_env, counts) == before
     # a second commit of the story has no notes left to bind
-    _commit(repo, "STORY-12: tests", {"tests/test_discount.py": "def test():\n    pass\n"})
+    commit_files(repo, "STORY-12: tests", {"tests/test_discount.py": "def test():\n    pass\n"})
     ctx = _context("STORY-12")
     assert len(ctx["commits"]) == 2
     assert sum(len(v) for v in ctx["artifacts"].values()) == 3
@@ -138,7 +128,7 @@ def test_late_binding_end_to_end(repo: Path, genesis_env: Path,
 
 def test_ids_from_subject_body_heads_and_story_trailer(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env, (("note", "shared"),))
-    sha = _commit(repo, "STORY-1, STORY-2: shared work", {"a.txt": "a\n"},
+    sha = commit_files(repo, "STORY-1, STORY-2: shared work", {"a.txt": "a\n"},
                   "-m", "follows STORY-99 and UTF-8 fixes\nSTORY-3: squashed in",
                   "-m", "Story: OPS-9")
     rows = _q(genesis_env, "SELECT story_id, target_ref FROM story_links ORDER BY story_id")
@@ -152,7 +142,7 @@ def test_ids_from_subject_body_heads_and_story_trailer(repo: Path, genesis_env: 
 
 def test_no_verify_still_binds(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env, (("decision", "d"),))
-    sha = _commit(repo, "STORY-4: skipped verify", {"v.txt": "v\n"}, "--no-verify")
+    sha = commit_files(repo, "STORY-4: skipped verify", {"v.txt": "v\n"}, "--no-verify")
     assert "Genesis-Session" not in git(repo, "log", "-1", "--format=%B")
     assert _links(genesis_env, "STORY-4") == [sha]
     assert _q(genesis_env, "SELECT bound_commit FROM session_artifacts") == [(sha,)]
@@ -161,7 +151,7 @@ def test_no_verify_still_binds(repo: Path, genesis_env: Path) -> None:
 def test_amend_moves_everything_to_the_new_commit(repo: Path, genesis_env: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     _setup(repo, genesis_env, (("analysis", "why"),))
-    old = _commit(repo, "STORY-5: first", {"a.txt": "a\n"})
+    old = commit_files(repo, "STORY-5: first", {"a.txt": "a\n"})
     write(repo, "b.txt", "b\n")
     git(repo, "add", "b.txt")
     git(repo, "commit", "-q", "--amend", "-m", "STORY-5: first, better")
@@ -180,7 +170,7 @@ def test_amend_moves_everything_to_the_new_commit(repo: Path, genesis_env: Path,
 
 def test_amend_can_add_the_story_id_late(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env, (("risk", "r"),))
-    _commit(repo, "wip", {"w.txt": "w\n"})
+    commit_files(repo, "wip", {"w.txt": "w\n"})
     assert _q(genesis_env, "SELECT COUNT(*) FROM story_links") == [(0,)]
     git(repo, "commit", "-q", "--amend", "-m", "STORY-6: now with a story")
     new = git(repo, "rev-parse", "HEAD").strip()
@@ -191,9 +181,9 @@ def test_amend_can_add_the_story_id_late(repo: Path, genesis_env: Path) -> None:
 def test_rebase_autosquash_then_squash(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env)
     base = git(repo, "rev-parse", "HEAD").strip()
-    c1 = _commit(repo, "STORY-7: one", {"one.txt": "1\n"})
-    c2 = _commit(repo, "STORY-8: two", {"two.txt": "2\n"})
-    c3 = _commit(repo, "fixup! STORY-7: one", {"one.txt": "1 fixed\n"})
+    c1 = commit_files(repo, "STORY-7: one", {"one.txt": "1\n"})
+    c2 = commit_files(repo, "STORY-8: two", {"two.txt": "2\n"})
+    c3 = commit_files(repo, "fixup! STORY-7: one", {"one.txt": "1 fixed\n"})
     _rebase(repo, "-i", "--autosquash", base)
     new1, new2 = git(repo, "rev-list", "--reverse", f"{base}..HEAD").split()
     assert _links(genesis_env, "STORY-7") == [new1]
@@ -218,8 +208,8 @@ def test_rebase_autosquash_then_squash(repo: Path, genesis_env: Path) -> None:
 def test_post_commit_waits_for_post_rewrite_during_a_rebase(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env)
     base = git(repo, "rev-parse", "HEAD").strip()
-    c1 = _commit(repo, "STORY-9: one", {"one.txt": "1\n"})
-    _commit(repo, "STORY-10: two", {"two.txt": "2\n"})
+    c1 = commit_files(repo, "STORY-9: one", {"one.txt": "1\n"})
+    commit_files(repo, "STORY-10: two", {"two.txt": "2\n"})
     env = dict(os.environ, GIT_SEQUENCE_EDITOR="sed -i -e '1s/^pick/edit/'")
     subprocess.run(["git", "rebase", "-q", "-i", base], cwd=repo, env=env, check=True,
                    capture_output=True)
@@ -237,8 +227,8 @@ def test_post_commit_waits_for_post_rewrite_during_a_rebase(repo: Path, genesis_
 def test_cherry_pick_binds_the_picked_commits(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env)
     git(repo, "checkout", "-q", "-b", "other")
-    a = _commit(repo, "STORY-13: a", {"a13.txt": "a\n"})
-    b = _commit(repo, "STORY-13: b", {"b13.txt": "b\n"})
+    a = commit_files(repo, "STORY-13: a", {"a13.txt": "a\n"})
+    b = commit_files(repo, "STORY-13: b", {"b13.txt": "b\n"})
     git(repo, "checkout", "-q", "main")
     # -x makes the picked commits differ from the originals even within the same second
     git(repo, "cherry-pick", "-x", a, b)
@@ -250,7 +240,7 @@ def test_cherry_pick_binds_the_picked_commits(repo: Path, genesis_env: Path) -> 
 
 def test_revert_nets_the_file_away(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env)
-    _commit(repo, "STORY-14: add tmp", {"tmp.txt": "t\n"})
+    commit_files(repo, "STORY-14: add tmp", {"tmp.txt": "t\n"})
     git(repo, "revert", "--no-edit", "HEAD")
     ctx = _context("STORY-14")
     assert [c["subject"] for c in ctx["commits"]] == [
@@ -261,9 +251,9 @@ def test_revert_nets_the_file_away(repo: Path, genesis_env: Path) -> None:
 def test_merge_keeps_branch_links(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env)
     git(repo, "checkout", "-q", "-b", "feature")
-    f = _commit(repo, "STORY-15: feature work", {"f.txt": "f\n"})
+    f = commit_files(repo, "STORY-15: feature work", {"f.txt": "f\n"})
     git(repo, "checkout", "-q", "main")
-    _commit(repo, "main moves on", {"m.txt": "m\n"})
+    commit_files(repo, "main moves on", {"m.txt": "m\n"})
     git(repo, "merge", "-q", "--no-edit", "--no-ff", "feature", "-m", "Merge STORY-15 feature")
     assert _links(genesis_env, "STORY-15") == [f]
     # a merge commit is not bound by the hook nor by a rebuild
@@ -312,7 +302,7 @@ def test_blobs_are_indexed_in_the_background_by_default(repo: Path, genesis_env:
 def test_indexing_off(repo: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _setup(repo, genesis_env)
     monkeypatch.setenv("GENESIS_HOOKS_INDEX", "off")
-    _commit(repo, "STORY-17: not indexed", {"off.py": "X = 1\n"})
+    commit_files(repo, "STORY-17: not indexed", {"off.py": "X = 1\n"})
     assert hookrun.main(["post-commit"]) == 0
     assert len(_links(genesis_env, "STORY-17")) == 1
     blob = git(repo, "rev-parse", "HEAD:off.py").strip()

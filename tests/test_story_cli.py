@@ -18,20 +18,11 @@ from genesis_git.db.connect import connect
 from genesis_git.story import context as story_context
 from genesis_git.story.ledger import story_texts
 
-from conftest import git, make_repo, write
+from conftest import commit_files, git, make_repo
 
 runner = CliRunner()
 
 
-def _commit(root: Path, msg: str, files: dict[str, str | None], *extra: str) -> str:
-    for rel, text in files.items():
-        if text is None:
-            git(root, "rm", "-q", rel)
-        else:
-            write(root, rel, text)
-            git(root, "add", rel)
-    git(root, "commit", "-q", "-m", msg, *extra)
-    return git(root, "rev-parse", "HEAD").strip()
 
 
 def _ok(*args: str) -> str:
@@ -49,11 +40,11 @@ def _err(code: int, *args: str) -> str:
 @pytest.fixture
 def story_repo(repo: Path) -> dict[str, Any]:
     """STORY-12 in two commits (tmp.txt added then removed), STORY-13 in one; no hooks."""
-    c1 = _commit(repo, "STORY-12: add a discount code", {
+    c1 = commit_files(repo, "STORY-12: add a discount code", {
         "src/shop/discount.py": "def apply(code):\n    return code\n", "tmp.txt": "t\n"})
-    c2 = _commit(repo, "STORY-12: drop the scratch file", {"tmp.txt": None,
+    c2 = commit_files(repo, "STORY-12: drop the scratch file", {"tmp.txt": None,
                                                             "README.md": "# Shop\n"})
-    c3 = _commit(repo, "STORY-13: cancel orders", {"src/shop/cancel.py": "X = 1\n"})
+    c3 = commit_files(repo, "STORY-13: cancel orders", {"src/shop/cancel.py": "X = 1\n"})
     out = _ok("story", "rebuild")
     assert out.splitlines() == [
         "scanned 4 commits, 3 name a story: 2 stories (2 new), 3 commit links and 5 file changes "
@@ -122,7 +113,7 @@ def test_link(story_repo: dict[str, Any]) -> None:
         "genesis: error: unknown story 'STORY-99' (closest known: ")
     # a commit without an id in its message, linked by hand, brings its files
     root = story_repo["root"]
-    plain = _commit(root, "tidy up", {"src/shop/util.py": "Y = 2\n"})
+    plain = commit_files(root, "tidy up", {"src/shop/util.py": "Y = 2\n"})
     out = _ok("story", "link", "STORY-13", "--type", "commit", "--target", "HEAD")
     assert out.strip() == f"linked: STORY-13 -> commit {plain} (1 changed files)"
     assert _err(1, "story", "link", "STORY-13", "--type", "commit", "--target", "nope") == \
@@ -301,7 +292,7 @@ def test_rebuild_binds_notes_written_before_a_failed_hook(repo: Path, genesis_en
     conn.execute("INSERT INTO session_artifacts(session_id, project_id, artifact_role, summary, "
                  "created_at) VALUES ('s-9', 'repo', 'note', 'after', '2999-01-01T00:00:00.000Z')")
     conn.close()
-    sha = _commit(repo, "STORY-50: made while the hook failed", {"x.txt": "x\n"},
+    sha = commit_files(repo, "STORY-50: made while the hook failed", {"x.txt": "x\n"},
                   "-m", "Genesis-Session: s-9")
     res = json.loads(_ok("story", "rebuild", "--json"))
     assert res["notes_bound"] == 1
@@ -312,10 +303,10 @@ def test_rebuild_binds_notes_written_before_a_failed_hook(repo: Path, genesis_en
 
 def test_fresh_clone_rebuild_then_context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     origin = make_repo(tmp_path / "origin", {"README.md": "# x\n"})
-    c1 = _commit(origin, "STORY-12: add orders", {"src/orders.py": "A = 1\n"})
-    c2 = _commit(origin, "STORY-12: orders tests", {"tests/test_orders.py": "def test(): pass\n"})
+    c1 = commit_files(origin, "STORY-12: add orders", {"src/orders.py": "A = 1\n"})
+    c2 = commit_files(origin, "STORY-12: orders tests", {"tests/test_orders.py": "def test(): pass\n"})
     git(origin, "checkout", "-q", "-b", "feature")
-    c3 = _commit(origin, "STORY-12: on a branch", {"src/more.py": "B = 2\n"})
+    c3 = commit_files(origin, "STORY-12: on a branch", {"src/more.py": "B = 2\n"})
     git(origin, "checkout", "-q", "main")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(origin), str(clone))
