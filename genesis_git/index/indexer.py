@@ -419,7 +419,8 @@ def doc_id_for(path: str) -> str:
 class Metadata:
     """Computes the per-path metadata of seed 002 §1.1 for one scan."""
 
-    def __init__(self, conn: sqlite3.Connection, repo: Repo, config: Config, snap: Snapshot):
+    def __init__(self, conn: sqlite3.Connection, repo: Repo, config: Config, snap: Snapshot,
+                 head: str | None):
         self.config = config
         self.rules = {str(k): str(v) for k, v in config.table("classify.rules").items()}
         self.components = {str(k): str(v) for k, v in config.table("classify.components").items()}
@@ -433,7 +434,7 @@ class Metadata:
         self.owners = CodeOwners(owners_text)
         self.now = time.time()
         clean = {p for p, e in snap.entries.items() if not e.dirty}
-        self.times = last_modified_times(conn, repo, repo.head_sha(), clean)
+        self.times = last_modified_times(conn, repo, head, clean)
         self.root = repo.root
 
     def row(self, entry: FileEntry, blob: CachedBlob | None) -> dict[str, Any]:
@@ -520,7 +521,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
         report.seconds = time.perf_counter() - t0
         return report
     blobs = index_entries(conn, repo, config, entries, embedder, report, progress)
-    meta = Metadata(conn, repo, config, snap)
+    meta = Metadata(conn, repo, config, snap, head)
     upserts: list[dict[str, Any]] = []
     for e in entries:
         blob = blobs.get(e.sha) if e.skip is None else None
