@@ -18,7 +18,6 @@ runner = CliRunner()
 EXPECTED_TABLES = {
     "_genesis_migrations", "sessions", "session_artifacts", "story_records", "story_artifacts",
     "story_links", "rag_blob_cache", "rag_chunk_cache", "rag_session_chunk_map", "genesis_kv",
-    "rag_chunk_fts",
 }
 EXPECTED_INDEXES = {
     "idx_sessions_active_worktree", "idx_sessions_worktree",
@@ -39,8 +38,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 def test_blank_database_migrates_to_the_exact_schema(tmp_path: Path) -> None:
     conn = connect(tmp_path / "g.db")
     tables = {r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'rag_chunk_fts_%' "
-        "AND name NOT LIKE 'sqlite_%'")}
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")}
     assert tables == EXPECTED_TABLES
     indexes = {r[0] for r in conn.execute(
         "SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'")}
@@ -57,6 +55,7 @@ def test_blank_database_migrates_to_the_exact_schema(tmp_path: Path) -> None:
     assert [r[0] for r in conn.execute("SELECT name FROM _genesis_migrations ORDER BY id")] == [
         m.__name__ for m in MIGRATIONS]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == 16384
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10000
     assert migrate(conn) == []  # idempotent
@@ -93,6 +92,31 @@ def test_drop_derived_keeps_the_ledger(tmp_path: Path) -> None:
     drop_derived(conn)
     assert conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0] == 0
     assert conn.execute("SELECT COUNT(*) FROM story_records").fetchone()[0] == 1
+
+
+def test_a_store_from_before_m003_loses_its_fts_index_and_keeps_its_chunks(tmp_path: Path) -> None:
+    from genesis_git.db.migrations import m001_ledger, m002_derived
+
+    db = tmp_path / "g.db"
+    old = sqlite3.connect(db)
+    old.executescript("CREATE TABLE _genesis_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                      "name TEXT NOT NULL UNIQUE, applied_at TEXT)")
+    for fn in (m001_ledger, m002_derived):
+        fn(old)
+        old.execute("INSERT INTO _genesis_migrations(name) VALUES (?)", (fn.__name__,))
+    old.execute("INSERT INTO rag_blob_cache(blob_sha, chunker_version, embedder_id, size, status)"
+                " VALUES ('x', 'c', 'e', 1, 'ready')")
+    old.execute("INSERT INTO rag_chunk_cache(blob_id, ord, start_line, end_line, kind, text, tokens)"
+                " VALUES (1, 0, 1, 1, 'module', 'x', 'x')")
+    old.commit()
+    assert old.execute("SELECT COUNT(*) FROM sqlite_master WHERE name='rag_chunk_fts'").fetchone()[0]
+    old.close()
+    conn = connect(db)
+    assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'rag_chunk_fts%' "
+                        "OR name='rag_chunk_cache_ad'").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM rag_chunk_cache").fetchone()[0] == 1
+    conn.execute("DELETE FROM rag_blob_cache")  # the chunk goes with it, and no trigger fails
+    assert conn.execute("SELECT COUNT(*) FROM rag_chunk_cache").fetchone()[0] == 0
 
 
 def test_store_from_a_newer_genesis_is_refused(tmp_path: Path) -> None:
@@ -136,7 +160,7 @@ def test_doctor_on_a_healthy_repository(repo: Path) -> None:
     res = runner.invoke(app, ["doctor"])
     assert res.exit_code == 0, res.output
     assert "[ok  ] store:" in res.output
-    assert "[ok  ] migrations: 2 applied, none pending" in res.output
+    assert f"[ok  ] migrations: {len(MIGRATIONS)} applied, none pending" in res.output
     assert res.output.strip().endswith("all checks passed")
 
 

@@ -10,13 +10,14 @@ Two layers live here (seed 002 §4, §5):
 * the ledger — ``sessions``, ``session_artifacts``, ``story_records``,
   ``story_artifacts``, ``story_links`` — is the source of truth and is never
   dropped;
-* the derived layer — ``rag_blob_cache``, ``rag_chunk_cache`` (+ its FTS5
-  index), ``rag_session_chunk_map`` and ``genesis_kv`` — can always be
-  dropped and rebuilt from git and the working tree.
+* the derived layer — ``rag_blob_cache``, ``rag_chunk_cache``,
+  ``rag_session_chunk_map`` and ``genesis_kv`` — can always be dropped and
+  rebuilt from git and the working tree.
 
-The FTS5 index is filled in bulk by the indexer in the same transaction as
-the chunks (four times faster than a per-row trigger); a trigger removes
-deleted chunks from it.
+``m002_derived`` created an FTS5 index over the chunks' tokens; retrieval
+computes BM25 over the session's own postings instead (see
+:mod:`genesis_git.retrieve.lexical`), so ``m003_drop_chunk_fts`` removes it:
+filling it was a third of the cost of a cold index.
 """
 
 from __future__ import annotations
@@ -216,7 +217,15 @@ CREATE TABLE genesis_kv (
 """)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_ledger, m002_derived]
+def m003_drop_chunk_fts(conn: sqlite3.Connection) -> None:
+    conn.executescript("""
+DROP TRIGGER IF EXISTS rag_chunk_cache_ad;
+DROP TABLE IF EXISTS rag_chunk_fts;
+""")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_ledger, m002_derived,
+                                                          m003_drop_chunk_fts]
 
 DERIVED_TABLES = ("rag_session_chunk_map", "rag_chunk_cache", "rag_blob_cache", "genesis_kv")
 LEDGER_TABLES = ("sessions", "session_artifacts", "story_records", "story_artifacts", "story_links")
@@ -300,7 +309,6 @@ def drop_derived(conn: sqlite3.Connection) -> None:
     try:
         for table in DERIVED_TABLES:
             conn.execute(f"DELETE FROM {table}")
-        conn.execute("INSERT INTO rag_chunk_fts(rag_chunk_fts) VALUES ('rebuild')")
     except BaseException:
         conn.execute("ROLLBACK")
         raise

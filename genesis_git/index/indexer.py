@@ -176,7 +176,6 @@ def _embed(embedder: Any, texts: list[str], token_lists: list[list[str]]) -> lis
 def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id: str) -> int:
     """Write prepared blobs, one transaction for the batch; returns chunks written."""
     written = 0
-    blob_ids: list[int] = []
     with transaction(conn):
         for p in items:
             cur = conn.execute(
@@ -188,16 +187,11 @@ def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id:
                 continue
             blob_id = cur.lastrowid
             assert blob_id is not None
-            blob_ids.append(blob_id)
             conn.executemany(
                 "INSERT INTO rag_chunk_cache(blob_id, ord, start_line, end_line, section, symbol, "
                 "kind, text, tokens, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [(blob_id, *row) for row in p.chunks])
             written += len(p.chunks)
-        for i in range(0, len(blob_ids), 500):
-            part = blob_ids[i:i + 500]
-            conn.execute("INSERT INTO rag_chunk_fts(rowid, tokens) SELECT id, tokens FROM "
-                         f"rag_chunk_cache WHERE blob_id IN ({','.join('?' * len(part))})", part)
     return written
 
 
