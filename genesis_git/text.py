@@ -27,6 +27,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 
 TOKENIZER_VERSION = "t1"
 
@@ -90,6 +92,8 @@ DEFAULT_SYNONYMS: tuple[tuple[str, ...], ...] = (
 
 
 def _fold(tok: str) -> str:
+    if tok[-1:] != "s":
+        return tok
     if len(tok) > 4 and tok.endswith("ies") and tok.isalpha():
         return tok[:-3] + "y"
     if (len(tok) > 3 and tok.endswith("s") and tok.isalpha()
@@ -105,18 +109,32 @@ def _keep(tok: str) -> bool:
 
 
 def _word_tokens(run: str, out: list[str]) -> None:
-    parts = [p for p in re.split(r"[_\-]+", run) if p]
-    pieces: list[str] = []
-    for part in parts:
-        pieces.extend(_CAMEL.findall(part))
-    whole = _fold("".join(parts).lower())
+    if run.isalnum() and (run.islower() or run.isdigit() or (run.isupper() and run.isalpha())
+                          or (run[0].isupper() and run[1:].islower())):
+        # one part only (``order``, ``HTTP``, ``Order``): the whole word is the token
+        whole = _fold(run.lower())
+        if _keep(whole):
+            out.append(whole)
+        return
+    # ``_CAMEL`` matches no ``_`` or ``-``, so one pass over the run splits both ways
+    pieces = _CAMEL.findall(run)
+    whole = _fold(run.replace("_", "").replace("-", "").lower())
     if whole and _keep(whole):
         out.append(whole)
     if len(pieces) > 1:
         for piece in pieces:
-            tok = _fold(piece.lower())
-            if tok != whole and _keep(tok):
+            tok = _PIECES.get(piece)
+            if tok is None:
+                tok = _fold(piece.lower())
+                if not _keep(tok):
+                    tok = ""
+                if len(_PIECES) < 100_000:
+                    _PIECES[piece] = tok
+            if tok and tok != whole:
                 out.append(tok)
+
+
+_PIECES: dict[str, str] = {}  # a part of an identifier, as written -> its token ("" if dropped)
 
 
 def _cjk_tokens(run: str, out: list[str]) -> None:
@@ -141,33 +159,90 @@ def _is_cjk(ch: str) -> bool:
             or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF)
 
 
-_RUN_CACHE: dict[str, list[str]] = {}
-_RUN_CACHE_MAX = 400_000
+class Vocabulary(dict[str, int]):
+    """Token -> a small integer id, handed out in order of first sight (per process).
+
+    :func:`index_terms` gives token ids, so that an embedder can map them to
+    vector slots by array indexing instead of one dictionary lookup per token.
+    ``generation`` changes when :meth:`reset_if_full` clears it to bound its
+    size; call that only between batches, never while ids are held.
+    """
+
+    MAX = 2_000_000
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tokens: list[str] = []
+        self.generation = 0
+
+    def __missing__(self, token: str) -> int:
+        ident = len(self.tokens)
+        self[token] = ident
+        self.tokens.append(token)
+        return ident
+
+    def reset_if_full(self) -> None:
+        if len(self.tokens) > self.MAX:
+            self.clear()
+            self.tokens.clear()
+            _RUNS.clear()  # its entries hold ids
+            self.generation += 1
 
 
-def _run_tokens(run: str) -> list[str]:
-    toks: list[str] = []
-    if _is_cjk(run[0]):
-        _cjk_tokens(run, toks)
+VOCABULARY = Vocabulary()
+
+# One entry per word or CJK run: (tokens, tokens joined by spaces, their vocabulary ids).
+_Run = tuple[tuple[str, ...], str, tuple[int, ...]]
+_TOKENS, _JOINED, _IDS = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+class _RunTable(dict[str, _Run]):
+    """Every run seen so far; a miss computes its entry (the table is bounded in size)."""
+
+    MAX = 400_000
+
+    def __missing__(self, run: str) -> _Run:
+        toks: list[str] = []
+        if run[0] < "\x80":  # a word run is ASCII; every other run is CJK
+            _word_tokens(run, toks)
+        else:
+            _cjk_tokens(run, toks)
+        value = (tuple(toks), " ".join(toks), tuple(map(VOCABULARY.__getitem__, toks)))
+        if len(self) < self.MAX:
+            self[run] = value
+        return value
+
+
+_RUNS = _RunTable()
+# ASCII text is cut into word runs by one ``str.translate``: every character
+# outside ``[A-Za-z0-9_-]`` becomes a space, then ``split`` gives the runs
+# that ``_RUN`` would find.
+_ASCII_SEPARATORS = {i: " " for i in range(128)
+                     if not (chr(i).isalnum() or chr(i) in "_-")}
+
+
+def _runs(text: str) -> list[_Run]:
+    if text.isascii():
+        words = text.translate(_ASCII_SEPARATORS).split()
     else:
-        _word_tokens(run, toks)
-    if len(_RUN_CACHE) < _RUN_CACHE_MAX:
-        _RUN_CACHE[run] = toks
-    return toks
+        words = _RUN.findall(unicodedata.normalize("NFKC", text))
+    return list(map(_RUNS.__getitem__, words))
 
 
 def tokenize(text: str) -> list[str]:
     """Tokens of ``text`` in order, duplicates kept (for term frequencies)."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-    out: list[str] = []
-    cache = _RUN_CACHE
-    for run in _RUN.findall(text):
-        toks = cache.get(run)
-        if toks is None:
-            toks = _run_tokens(run)
-        out.extend(toks)
-    return out
+    return list(chain.from_iterable(map(_TOKENS, _runs(text))))
+
+
+def index_terms(text: str) -> tuple[str, list[int]]:
+    """``" ".join(tokenize(text))`` and the :data:`VOCABULARY` ids of the same tokens.
+
+    The indexer's one pass over a chunk: the joined tokens are stored for
+    BM25, the ids go to the embedder.
+    """
+    runs = _runs(text)
+    return (" ".join(filter(None, map(_JOINED, runs))),
+            list(chain.from_iterable(map(_IDS, runs))))
 
 
 def unique(tokens: Iterable[str]) -> list[str]:

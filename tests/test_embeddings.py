@@ -134,3 +134,31 @@ def test_embedder_id_of_an_engine_without_id() -> None:
             return [[1.0] for _ in texts]
 
     assert embedder_id(Engine()) == "engine"
+
+
+def test_embedding_by_ids_equals_embedding_by_tokens(monkeypatch) -> None:
+    import struct
+
+    import numpy as np
+
+    from genesis_git.rag import embeddings
+    from genesis_git.text import VOCABULARY, index_terms, tokenize
+
+    texts = ["order order table", "订单表新增字段 OrderController", "", "the a",
+             "def create_order(self, order_id): return self.orders[order_id]"]
+    e = HashingEmbedder(32)
+    expected = np.asarray([e.embed_tokens(tokenize(t)) for t in texts], dtype="<f4")
+    ids = [index_terms(t)[1] for t in texts]
+    assert np.allclose(e.embed_token_ids(ids), expected, atol=1e-6)
+    assert np.allclose(e.embed_many_tokens([tokenize(t) for t in texts]), expected, atol=1e-6)
+    small = e.embed_token_ids_bytes(ids)  # few tokens: plain Python
+    monkeypatch.setattr(embeddings, "SMALL_TOKENS", 0)
+    large = e.embed_token_ids_bytes(ids)  # numpy
+    for a, b, row in zip(small, large, expected, strict=True):
+        assert np.allclose(struct.unpack("<32f", a), row, atol=1e-6)
+        assert np.allclose(np.frombuffer(b, "<f4"), row, atol=1e-6)
+    # a new vocabulary generation re-derives the slots
+    monkeypatch.setattr(type(VOCABULARY), "MAX", 0)
+    VOCABULARY.reset_if_full()
+    ids = [index_terms(t)[1] for t in texts]
+    assert np.allclose(e.embed_token_ids(ids), expected, atol=1e-6)

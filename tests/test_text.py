@@ -168,3 +168,42 @@ def test_stopword_only_query_has_no_terms() -> None:
 
 def test_default_table_is_shared() -> None:
     assert default_synonyms() is default_synonyms()
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("1A", ["1a", "1"]),            # a digit then a capital is two parts
+    ("A1", ["a1"]),
+    ("H2TP", ["h2tp", "h2", "tp"]),
+    ("Order2", ["order2"]),
+    ("XMLHttpRequest", ["xmlhttprequest", "xml", "http", "request"]),
+    ("__init__", ["init"]),
+    ("a_B-c", ["abc"]),             # single letters are dropped, also as parts
+    ("--", []),
+    ("getOrders", ["getorder", "get", "order"]),
+])
+def test_identifier_edge_cases(word: str, expected: list[str]) -> None:
+    assert tokenize(word) == expected
+    assert tokenize(f"x {word} x") == expected  # the same inside ASCII text and ...
+    assert tokenize(f"订 {word}") == ["订", *expected]  # ... inside text that is not ASCII
+
+
+def test_index_terms_are_the_tokens_joined_and_their_ids() -> None:
+    from genesis_git.text import VOCABULARY, index_terms
+
+    text = "OrderController.create_order(订单表) the a 表 orders\n\tHTTPServer"
+    joined, ids = index_terms(text)
+    assert joined == " ".join(tokenize(text))
+    assert [VOCABULARY.tokens[i] for i in ids] == tokenize(text)
+    assert index_terms("the of a") == ("", [])
+
+
+def test_a_full_vocabulary_starts_a_new_generation(monkeypatch) -> None:
+    from genesis_git.text import VOCABULARY, Vocabulary, index_terms
+
+    index_terms("alpha beta")
+    before = VOCABULARY.generation
+    monkeypatch.setattr(Vocabulary, "MAX", 0)
+    VOCABULARY.reset_if_full()
+    assert VOCABULARY.generation == before + 1 and len(VOCABULARY) == 0
+    joined, ids = index_terms("alpha beta")  # ids are handed out again, from 0
+    assert joined == "alpha beta" and ids == [0, 1]

@@ -22,13 +22,15 @@ from __future__ import annotations
 import math
 import os
 import re
+import struct
 import zlib
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Protocol
 
 from genesis_git.errors import ExitCode, GenesisError
-from genesis_git.text import TOKENIZER_VERSION, tokenize
+from genesis_git.text import TOKENIZER_VERSION, VOCABULARY, tokenize
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
@@ -56,6 +58,9 @@ class HashingEmbedder:
             raise ValueError("dim must be at least 8")
         self.dim = dim
         self._slots: dict[str, tuple[int, float]] = {}
+        self._generation = -1  # of the vocabulary that ``_cols`` and ``_signs`` index
+        self._cols: Any = None
+        self._signs: Any = None
 
     @property
     def id(self) -> str:
@@ -95,29 +100,67 @@ class HashingEmbedder:
         return [x / norm for x in vec]
 
     def embed_many_tokens(self, token_lists: Sequence[Sequence[str]]) -> Any:
-        """A float32 matrix, one normalised row per token list; equal to ``embed_tokens`` row by row.
+        """A float32 matrix, one normalised row per token list; equal to ``embed_tokens`` row by row."""
+        ids = VOCABULARY.__getitem__
+        return self.embed_token_ids([list(map(ids, tokens)) for tokens in token_lists])
 
-        Vectorised: one pass over the tokens maps them to ids, numpy does the rest.
+    def embed_token_ids_bytes(self, id_lists: Sequence[Sequence[int]]) -> list[bytes]:
+        """:meth:`embed_token_ids` as little-endian float32 rows.
+
+        A few thousand tokens (one edited file) are embedded in plain Python,
+        which is faster than importing numpy for them.
+        """
+        if sum(map(len, id_lists)) > SMALL_TOKENS:
+            return [row.tobytes() for row in self.embed_token_ids(id_lists)]
+        tokens = VOCABULARY.tokens
+        pack = struct.Struct(f"<{self.dim}f").pack
+        out = []
+        for ids in id_lists:
+            vec = [0.0] * self.dim
+            for ident, tf in Counter(ids).items():
+                idx, sign = self._slot(tokens[ident])
+                vec[idx] += sign * (1.0 + math.log(tf))
+            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+            out.append(pack(*[x / norm for x in vec]))
+        return out
+
+    def embed_token_ids(self, id_lists: Sequence[Sequence[int]]) -> Any:
+        """:meth:`embed_many_tokens` for lists of :data:`~genesis_git.text.VOCABULARY` ids.
+
+        Vectorised: the slot and sign of each vocabulary id are kept in arrays
+        (a new id costs one CRC-32), and numpy counts, weights and sums.
         """
         import numpy as np
 
-        n = len(token_lists)
-        mat = np.zeros((n, self.dim), dtype=np.float64)
-        vocab: dict[str, int] = {}
-        flat = [vocab.setdefault(t, len(vocab)) for tokens in token_lists for t in tokens]
-        if flat:
-            lens = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=n)
-            rows = np.repeat(np.arange(n, dtype=np.int64), lens)
-            keys = rows * len(vocab) + np.asarray(flat, dtype=np.int64)
-            uniq, tf = np.unique(keys, return_counts=True)
-            slots = [self._slot(t) for t in vocab]
-            col = np.fromiter((s[0] for s in slots), dtype=np.int64, count=len(slots))
-            sign = np.fromiter((s[1] for s in slots), dtype=np.float64, count=len(slots))
-            tok = uniq % len(vocab)
-            np.add.at(mat, (uniq // len(vocab), col[tok]), sign[tok] * (1.0 + np.log(tf)))
+        n = len(id_lists)
+        size = len(VOCABULARY.tokens)
+        if self._generation != VOCABULARY.generation or self._cols is None:
+            self._generation = VOCABULARY.generation
+            self._cols = np.zeros(0, dtype=np.int64)
+            self._signs = np.zeros(0, dtype=np.float64)
+        known = len(self._cols)
+        if known < size:  # the slots of the tokens new to the vocabulary
+            hashes = np.fromiter((zlib.crc32(t.encode("utf-8")) for t in VOCABULARY.tokens[known:size]),
+                                 dtype=np.int64, count=size - known)
+            self._cols = np.concatenate([self._cols, hashes % self.dim])
+            self._signs = np.concatenate([self._signs, np.where(hashes >> 31 & 1, -1.0, 1.0)])
+        lens = np.fromiter(map(len, id_lists), dtype=np.int64, count=n)
+        total = int(lens.sum())
+        if total == 0:
+            return np.zeros((n, self.dim), dtype="<f4")
+        ids = np.fromiter(chain.from_iterable(id_lists), dtype=np.int64, count=total)
+        rows = np.repeat(np.arange(n, dtype=np.int64), lens)
+        uniq, tf = np.unique(rows * size + ids, return_counts=True)
+        tok = uniq % size
+        flat = (uniq // size) * self.dim + self._cols[tok]
+        mat = np.bincount(flat, weights=self._signs[tok] * (1.0 + np.log(tf)),
+                          minlength=n * self.dim).reshape(n, self.dim)
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return (mat / norms).astype("<f4")
+
+
+SMALL_TOKENS = 20_000
 
 
 class FakeEmbedder(HashingEmbedder):
