@@ -352,3 +352,51 @@ def test_a_new_embedder_is_picked_up_even_when_no_file_changed(repo: Path, monke
     assert again["misses"] == 4 and again["changed"] == 4
     settled = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
     assert settled["misses"] == 0 and settled["changed"] == 0
+
+
+def test_worker_processes_write_the_same_cache_as_one_process(tmp_path: Path, monkeypatch) -> None:
+    files = {f"pkg/mod{i}.py": f"def create_order{i}(order):\n    return order * {i}\n\n\n"
+                                f"class Order{i}:\n    total = {i}\n" for i in range(30)}
+    files["docs/req/orders.md"] = "# 订单\n\n订单表新增字段 discount\n"
+    root = make_repo(tmp_path / "many", files)
+    monkeypatch.chdir(root)
+
+    def cache(home: Path) -> list[tuple]:
+        conn = connect(home / "genesis.db")
+        conn.row_factory = None
+        return sorted(conn.execute(
+            "SELECT b.blob_sha, b.status, b.content_type, c.ord, c.start_line, c.end_line, c.kind, "
+            "c.symbol, c.section, c.text, c.tokens, c.embedding FROM rag_chunk_cache c "
+            "JOIN rag_blob_cache b ON b.id = c.blob_id"))
+
+    monkeypatch.setenv("GENESIS_HOME", str(tmp_path / "serial"))
+    serial = start_json()
+    pools: list[object] = []
+    real_pool = indexer._pool
+
+    def recording_pool(*args: object) -> object:
+        pools.append(real_pool(*args))
+        return pools[-1]
+
+    monkeypatch.setattr(indexer, "_pool", recording_pool)
+    monkeypatch.setattr(indexer, "POOL_MIN_MISSES", 1)
+    monkeypatch.setattr(indexer, "BATCH", 4)
+    monkeypatch.setattr(indexer.os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("GENESIS_HOME", str(tmp_path / "pooled"))
+    pooled = start_json()
+    assert pools and pools[0] is not None  # the workers really ran
+    assert pooled["misses"] == serial["misses"] == 31
+    assert pooled["chunks"] == serial["chunks"] > 31
+    assert cache(tmp_path / "pooled") == cache(tmp_path / "serial")
+
+
+def test_unchanged_files_follow_new_classify_rules_and_owners(repo: Path, genesis_env: Path) -> None:
+    start_json()
+    before = map_rows(genesis_env)["README.md"]
+    assert before["artifact_type"] != "ARCH" and before["owner"] is None
+    (repo / ".genesis.toml").write_text('[classify]\nrules = { "README.md" = "ARCH" }\n')
+    start_json()
+    assert map_rows(genesis_env)["README.md"]["artifact_type"] == "ARCH"
+    write(repo, "CODEOWNERS", "*.md @writers\n")
+    start_json()
+    assert map_rows(genesis_env)["README.md"]["owner"] == "@writers"

@@ -46,7 +46,7 @@ _UI_EXTENSIONS = {".html", ".htm", ".jinja", ".jinja2", ".j2", ".vue", ".svelte"
                   ".css", ".scss", ".sass", ".less", ".hbs", ".mustache", ".ejs", ".erb"}
 _UI_PATHS = ("**/templates/**", "**/components/**", "**/ui/**", "**/pages/**", "**/views/**.html")
 
-_DDL = re.compile(r"\b(CREATE|ALTER|DROP)\s+TABLE\b", re.IGNORECASE)
+_DDL_VERB = re.compile(r"\b(?:create|alter|drop)\s+\Z")  # just before "table", lower-cased
 _ROUTE = re.compile(r"@(app|router|bp|blueprint|api)\.(get|post|put|patch|delete|route)\b|"
                     r"\bAPIRouter\(|\bBlueprint\(|\bapp\.(get|post|put|delete)\(['\"]/")
 _ORM = re.compile(r"__tablename__|\bmodels\.Model\b|\bdeclarative_base\(|\bDeclarativeBase\b|"
@@ -70,13 +70,24 @@ def content_hint(path: str, text: str) -> str | None:
     if ("openapi" in start or "swagger" in start) and _OPENAPI.search(start):
         return "API"
     low = head.lower()
-    if "table" in low and _DDL.search(head):
+    if "table" in low and _has_ddl(low):
         return "DB"
     if any(h in head for h in _ROUTE_HINTS) and _ROUTE.search(head):
         return "API"
     if any(h in head for h in _ORM_HINTS) and _ORM.search(head):
         return "DB"
     return None
+
+
+def _has_ddl(low: str) -> bool:
+    """``CREATE|ALTER|DROP TABLE`` in lower-cased text; looks only around each "table"."""
+    i = low.find("table")
+    while i != -1:
+        after = low[i + 5:i + 6]
+        if not (after.isalnum() or after == "_") and _DDL_VERB.search(low[max(0, i - 40):i]):
+            return True
+        i = low.find("table", i + 5)
+    return False
 
 
 @lru_cache(maxsize=4096)

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import subprocess
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 
 from genesis_git.config import Config
 from genesis_git.db.connect import transaction
-from genesis_git.index.chunk import CHUNKER_VERSION, chunk_text, language_of
+from genesis_git.index.chunk import CHUNKER_VERSION, Chunk, chunk_text, language_of
 from genesis_git.index.classify import (
     CODEOWNERS_PATHS,
     CodeOwners,
@@ -32,7 +32,7 @@ from genesis_git.index.classify import (
 )
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.repo import Repo, hash_blob, run_git
-from genesis_git.text import tokenize
+from genesis_git.text import VOCABULARY, index_terms
 
 Progress = Callable[[int, int], None]
 BATCH = 64
@@ -142,41 +142,60 @@ class Prepared:
     chunks: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-def prepare_blob(path: str, sha: str, data: bytes, config: Config, embedder: Any) -> Prepared:
-    """Read, chunk, classify and embed one blob (no database access)."""
-    reason = content_skip(data)
-    if reason:
-        return Prepared(sha, len(data), "skipped", reason)
-    text = decode(data)
-    chunks = chunk_text(path, text, config.int("index.chunk_max_lines"),
-                        config.int("index.chunk_max_chars"))
-    token_lists = [tokenize(c.text) for c in chunks]
-    vectors = _embed(embedder, [c.text for c in chunks], token_lists)
-    rows = []
-    for ord_, (c, toks, vec) in enumerate(zip(chunks, token_lists, vectors, strict=True)):
-        rows.append((ord_, c.start_line, c.end_line, c.section, c.symbol, c.kind, c.text,
-                     " ".join(toks), vec))
-    return Prepared(sha, len(data), "ready", None, language_of(path), content_hint(path, text), rows)
+def prepare_many(work: list[tuple[str, str, bytes]], config: Config, embedder: Any) -> list[Prepared]:
+    """Chunk, classify and embed a batch of ``(path, sha, data)`` (no database access).
+
+    The chunks of the whole batch are embedded in one call.
+    """
+    VOCABULARY.reset_if_full()
+    max_lines, max_chars = config.int("index.chunk_max_lines"), config.int("index.chunk_max_chars")
+    out: list[Prepared] = []
+    pending: list[tuple[Prepared, list[Chunk], list[str]]] = []
+    id_lists: list[list[int]] = []
+    for path, sha, data in work:
+        reason = content_skip(data)
+        if reason:
+            out.append(Prepared(sha, len(data), "skipped", reason))
+            continue
+        text = decode(data)
+        chunks = chunk_text(path, text, max_lines, max_chars)
+        joined: list[str] = []
+        for c in chunks:
+            tokens, ids = index_terms(c.text)
+            joined.append(tokens)
+            id_lists.append(ids)
+        prepared = Prepared(sha, len(data), "ready", None, language_of(path), content_hint(path, text))
+        out.append(prepared)
+        pending.append((prepared, chunks, joined))
+    vectors = iter(_embed(embedder, [c.text for _, chunks, _ in pending for c in chunks], id_lists))
+    for prepared, chunks, joined in pending:
+        prepared.chunks = [(i, c.start_line, c.end_line, c.section, c.symbol, c.kind, c.text, toks,
+                            next(vectors)) for i, (c, toks) in enumerate(zip(chunks, joined, strict=True))]
+    return out
 
 
-def _embed(embedder: Any, texts: list[str], token_lists: list[list[str]]) -> list[bytes | None]:
-    import numpy as np
-
+def _embed(embedder: Any, texts: list[str], id_lists: list[list[int]]) -> list[bytes]:
     if not texts:
         return []
-    if hasattr(embedder, "embed_many_tokens"):
-        return [row.tobytes() for row in embedder.embed_many_tokens(token_lists)]
-    if hasattr(embedder, "embed_tokens"):
-        vecs = [embedder.embed_tokens(t) for t in token_lists]
-    else:
-        vecs = embedder.embed(texts)
-    return [np.asarray(v, dtype="<f4").tobytes() for v in vecs]
+    if hasattr(embedder, "embed_token_ids_bytes"):
+        return list(embedder.embed_token_ids_bytes(id_lists))
+    import numpy as np
+
+    return [np.asarray(v, dtype="<f4").tobytes() for v in embedder.embed(texts)]
 
 
-def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id: str) -> int:
-    """Write prepared blobs, one transaction for the batch; returns chunks written."""
+def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id: str,
+                   redo: Sequence[str] = ()) -> int:
+    """Write prepared blobs, one transaction for the batch; returns chunks written.
+
+    ``redo`` lists SHAs whose "too large" rows are replaced (the size limit was raised).
+    """
     written = 0
     with transaction(conn):
+        if redo:
+            conn.execute("DELETE FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? AND "
+                         f"skip_reason='too large' AND blob_sha IN ({','.join('?' * len(redo))})",
+                         (CHUNKER_VERSION, embedder_id, *redo))
         for p in items:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO rag_blob_cache(blob_sha, chunker_version, embedder_id, size, "
@@ -233,22 +252,16 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
     report.hits += len(by_sha) - len(misses)
     report.misses += len(misses)
     batches = [misses[i:i + BATCH] for i in range(0, len(misses), BATCH)]
-    pool = _pool(config, embedder) if len(misses) >= POOL_MIN_MISSES else None
-    in_flight: list[tuple[list[FileEntry], list[Prepared], Any]] = []
+    pool = _pool(conn, config, embedder) if len(misses) >= POOL_MIN_MISSES else None
+    in_flight: list[tuple[int, Any]] = []  # (blobs, chunks written or a worker's future)
     done = 0
 
     def drain(limit: int) -> None:
         nonlocal done
         while len(in_flight) > limit:
-            part, prepared, pending = in_flight.pop(0)
-            if pending is not None:
-                prepared.extend(pending.result())
-            marks = ",".join("?" * len(part))
-            conn.execute("DELETE FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? AND "
-                         f"skip_reason='too large' AND blob_sha IN ({marks})",
-                         (CHUNKER_VERSION, embedder_id, *[e.sha for e in part]))
-            report.chunks += store_prepared(conn, prepared, embedder_id)
-            done += len(part)
+            blobs, written = in_flight.pop(0)
+            report.chunks += written if isinstance(written, int) else written.result()
+            done += blobs
             if progress:
                 progress(done, len(misses))
 
@@ -272,11 +285,12 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
                     prepared.append(Prepared(e.sha, len(data), "skipped", "too large"))
                 else:
                     work.append((e.path, e.sha, data))
+            redo = [e.sha for e in part if e.sha in cached]
             if pool is not None:
-                in_flight.append((part, prepared, pool.submit(_prepare_many, work)))
+                in_flight.append((len(part), pool.submit(_index_in_worker, work, prepared, redo)))
             else:
-                prepared.extend(prepare_blob(p, s, d, config, embedder) for p, s, d in work)
-                in_flight.append((part, prepared, None))
+                prepared.extend(prepare_many(work, config, embedder))
+                in_flight.append((len(part), store_prepared(conn, prepared, embedder_id, redo)))
             drain(POOL_WINDOW if pool is not None else 0)
         drain(0)
     finally:
@@ -290,8 +304,12 @@ POOL_WINDOW = 4
 _WORKER: dict[str, Any] = {}
 
 
-def _pool(config: Config, embedder: Any) -> Any:
-    """Worker processes for a large cold index; only for the offline hashing embedder."""
+def _pool(conn: sqlite3.Connection, config: Config, embedder: Any) -> Any:
+    """Worker processes for a large cold index; only for the offline hashing embedder.
+
+    Each worker prepares a batch and writes it to the store itself, in one
+    transaction, so that nothing large travels back to this process.
+    """
     from genesis_git.rag.embeddings import HashingEmbedder
 
     workers = min(os.cpu_count() or 1, 4)
@@ -304,19 +322,25 @@ def _pool(config: Config, embedder: Any) -> Any:
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork
         return None
+    db_path = conn.execute("PRAGMA database_list").fetchone()[2]
     return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                               initargs=(config, embedder.dim))
+                               initargs=(config, embedder.dim, db_path))
 
 
-def _init_worker(config: Config, dim: int) -> None:  # pragma: no cover - runs in a child
+def _init_worker(config: Config, dim: int, db_path: str) -> None:  # pragma: no cover - a child
+    from genesis_git.db.connect import connect
     from genesis_git.rag.embeddings import HashingEmbedder
 
     _WORKER["config"] = config
     _WORKER["embedder"] = HashingEmbedder(dim)
+    _WORKER["conn"] = connect(Path(db_path))
 
 
-def _prepare_many(work: list[tuple[str, str, bytes]]) -> list[Prepared]:  # pragma: no cover
-    return [prepare_blob(p, s, d, _WORKER["config"], _WORKER["embedder"]) for p, s, d in work]
+def _index_in_worker(work: list[tuple[str, str, bytes]], prepared: list[Prepared],
+                     redo: list[str]) -> int:  # pragma: no cover - runs in a child
+    embedder = _WORKER["embedder"]
+    prepared = prepared + prepare_many(work, _WORKER["config"], embedder)
+    return store_prepared(_WORKER["conn"], prepared, embedder.id, redo)
 
 
 def _disk_size(path: Path) -> int | None:
@@ -426,12 +450,20 @@ class Metadata:
                 owners_text = p.read_text(encoding="utf-8", errors="replace")
                 break
         self.owners = CodeOwners(owners_text)
+        import hashlib
+
+        # what the path-only columns depend on, to reuse them for unchanged files
+        self.fingerprint = hashlib.sha1(json.dumps(
+            [CHUNKER_VERSION, sorted(self.rules.items()), sorted(self.components.items()),
+             owners_text]).encode()).hexdigest()
         self.now = time.time()
         clean = {p for p, e in snap.entries.items() if not e.dirty}
         self.times = last_modified_times(conn, repo, head, clean)
         self.root = repo.root
 
-    def row(self, entry: FileEntry, blob: CachedBlob | None) -> dict[str, Any]:
+    def row(self, entry: FileEntry, blob: CachedBlob | None,
+            same: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The map row of ``entry``; ``same`` is its previous row when only the times may differ."""
         hint = blob.content_type if blob is not None else None
         ts: float | None
         if entry.dirty:
@@ -450,11 +482,13 @@ class Metadata:
             "path": entry.path,
             "blob_sha": entry.sha,
             "blob_id": blob.id if blob is not None else None,
-            "artifact_type": artifact_type(entry.path, hint, self.rules),
-            "doc_id": doc_id_for(entry.path),
+            "artifact_type": same["artifact_type"] if same else artifact_type(entry.path, hint,
+                                                                              self.rules),
+            "doc_id": same["doc_id"] if same else doc_id_for(entry.path),
             "doc_version": entry.sha,
-            "owner": self.owners.owner(entry.path),
-            "system_component": component(entry.path, self.components),
+            "owner": same["owner"] if same else self.owners.owner(entry.path),
+            "system_component": same["system_component"] if same else component(
+                entry.path, self.components),
             "last_modified": _iso(ts) if ts else None,
             "staleness_score": round(staleness(age, self.half_life), 6),
             "dirty": 1 if entry.dirty else 0,
@@ -516,11 +550,15 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
         return report
     blobs = index_entries(conn, repo, config, entries, embedder, report, progress)
     meta = Metadata(conn, repo, config, snap, head)
+    fingerprint_key = f"meta:{session_id}"
+    seen = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (fingerprint_key,)).fetchone()
+    reuse = seen is not None and seen[0] == meta.fingerprint
     upserts: list[dict[str, Any]] = []
     for e in entries:
         blob = blobs.get(e.sha) if e.skip is None else None
-        row = meta.row(e, blob)
         old = prev.get(e.path)
+        same = old if reuse and old is not None and old["blob_sha"] == e.sha else None
+        row = meta.row(e, blob, same)
         if old is None or any(old[k] != row[k] for k in MAP_COLUMNS if k not in ("mtime_ns", "size")):
             upserts.append(row)
         elif old["mtime_ns"] != row["mtime_ns"] or old["size"] != row["size"]:
@@ -537,6 +575,8 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
                 f"INSERT OR REPLACE INTO rag_session_chunk_map(session_id, {', '.join(MAP_COLUMNS)}) "
                 f"VALUES (?, {', '.join('?' * len(MAP_COLUMNS))})",
                 [(session_id, *[r[k] for k in MAP_COLUMNS]) for r in upserts])
+        conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)",
+                     (fingerprint_key, meta.fingerprint))
         conn.execute("UPDATE sessions SET head_sha=?, branch=?, refreshed_at="
                      "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?",
                      (head, repo.branch(), session_id))
