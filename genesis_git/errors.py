@@ -18,6 +18,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # unknown option or missing argument (typer/click's own code)
     ENVIRONMENT = 3  # not a git repository, bare repository, git missing
     INTERRUPTED = 130
+    BROKEN_PIPE = 141  # the reader of the output went away (`| head -1`), as for git
 
 
 class GenesisError(Exception):

@@ -54,3 +54,53 @@ def test_bare_repository_is_refused(tmp_path: Path, monkeypatch) -> None:
     res = runner.invoke(app, ["init"])
     assert res.exit_code == 3
     assert "bare repository" in res.output
+
+
+def test_only_the_command_being_run_is_built() -> None:
+    from genesis_git.cli.main import command_name
+
+    assert command_name(["search", "order", "--type", "DB"]) == "search"
+    assert command_name(["--debug", "-C", "search", "session", "start"]) == "session"
+    assert command_name(["--directory", "x", "story", "list"]) == "story"
+    assert command_name(["--help"]) is None and command_name(["search", "--help"]) == "search"
+    assert command_name(["--version", "search"]) is None
+    assert command_name(["serch", "x"]) is None  # unknown: the whole app says so
+    assert command_name([]) is None
+
+
+def _plain_env() -> dict[str, str]:
+    """The environment without coverage's subprocess hook, so the child exits as a user's does."""
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+
+
+def test_the_console_script_keeps_output_and_exit_codes_when_it_exits_early(repo: Path) -> None:
+    probe = ("import atexit, sys; atexit.register(lambda: print('teardown', file=sys.stderr)); "
+             "from genesis_git.cli.main import run; sys.argv = ['genesis', *sys.argv[1:]]; run()")
+
+    def genesis(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", probe, *args], capture_output=True,
+                              text=True, env=_plain_env())
+
+    version = genesis("--version")
+    assert (version.returncode, version.stdout, version.stderr) == (
+        0, f"genesis {__version__}\n", "")  # no teardown: the interpreter was not unwound
+    unknown = genesis("session", "show", "s-nope")
+    assert unknown.returncode == 1 and unknown.stderr.startswith("genesis: error: ")
+    usage = genesis("search", "--type", "NOPE", "order")
+    assert usage.returncode == 2 and "REQ, ARCH, API, DB, UI, CODE, OTHER" in usage.stderr
+    found = genesis("search", "--json", "order")
+    assert found.returncode == 0 and '"results"' in found.stdout
+    help_all = genesis("--help")
+    assert help_all.returncode == 0 and all(c in help_all.stdout for c in ("impact", "design"))
+
+
+def test_a_reader_that_goes_away_ends_genesis_quietly(repo: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "genesis_git", "search", "-k", "50", "order"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_plain_env())
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `| head -0`: nobody reads what genesis prints
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert b"error" not in err and b"Traceback" not in err
