@@ -42,6 +42,35 @@ def hash_blob(data: bytes) -> str:
     return h.hexdigest()
 
 
+_LS_FILES = ("ls-files", "-s", "-z")
+# --no-optional-locks: a refresh never takes index.lock, so it cannot make the
+# user's own git command fail while genesis runs beside it
+_STATUS = ("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all",
+           "--no-renames")
+
+
+def run_git_together(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[bytes]:
+    """The standard output of several git commands that run at the same time."""
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for args in commands:
+            procs.append(subprocess.Popen(["git", *args], cwd=str(cwd), stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE))
+    except FileNotFoundError:
+        for proc in procs:  # pragma: no cover - git vanished between two calls
+            proc.kill()
+            proc.wait()
+        raise EnvironmentProblem("git is not installed or not on PATH",
+                                 hint="install git 2.25 or newer") from None
+    outputs = [proc.communicate() for proc in procs]
+    for args, proc, (_, err) in zip(commands, procs, outputs, strict=True):
+        if proc.returncode != 0:
+            msg = err.decode("utf-8", "replace").strip().splitlines()
+            name = " ".join(a for a in args[:3] if not a.startswith("--"))
+            raise GenesisError(f"git {name} failed: {msg[-1] if msg else proc.returncode}")
+    return [out for out, _ in outputs]
+
+
 def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
             env: Mapping[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
     try:
@@ -120,35 +149,13 @@ class Repo:
         return self.common_dir / "hooks"
 
     # -- snapshot -------------------------------------------------------
-    def ls_files_stage(self) -> list[StageEntry]:
-        """Tracked files of the index: mode, blob SHA, path (``git ls-files -s -z``)."""
-        out = self.git("ls-files", "-s", "-z")
-        entries: list[StageEntry] = []
-        for rec in out.split(b"\0"):
-            if not rec:
-                continue
-            meta, _, path = rec.partition(b"\t")
-            mode, sha, stage = meta.decode().split(" ")
-            if stage not in ("0", "2"):  # keep "ours" of a conflict only
-                continue
-            entries.append(StageEntry(mode, sha, path.decode("utf-8", "surrogateescape")))
-        return entries
+    def stage_and_status(self) -> tuple[list[StageEntry], list[StatusEntry]]:
+        """The index's files (``git ls-files -s``) and the worktree's changes (``git status``).
 
-    def status(self) -> list[StatusEntry]:
-        """Worktree changes, untracked files included, ignored files not."""
-        out = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all",
-                       "--ignore-submodules=all", "--no-renames")
-        items = out.split(b"\0")
-        entries: list[StatusEntry] = []
-        i = 0
-        while i < len(items):
-            rec = items[i]
-            i += 1
-            if len(rec) < 4:
-                continue
-            xy = rec[:2].decode()
-            entries.append(StatusEntry(xy, rec[3:].decode("utf-8", "surrogateescape")))
-        return entries
+        The two git processes run side by side.
+        """
+        stage, status = run_git_together([_LS_FILES, _STATUS], self.root)
+        return _parse_stage(stage), _parse_status(status)
 
     def cat_blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
         """Contents of many blobs in one ``git cat-file --batch`` call."""
@@ -193,3 +200,32 @@ def find_repo(path: Path | str | None = None) -> Repo:
         git_dir=(cwd / git_dir).resolve(),
         common_dir=(cwd / common_dir).resolve(),
     )
+
+
+def _parse_stage(out: bytes) -> list[StageEntry]:
+    """Tracked files of the index: mode, blob SHA, path (``git ls-files -s -z``)."""
+    entries: list[StageEntry] = []
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, path = rec.partition(b"\t")
+        mode, sha, stage = meta.decode().split(" ")
+        if stage not in ("0", "2"):  # keep "ours" of a conflict only
+            continue
+        entries.append(StageEntry(mode, sha, path.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def _parse_status(out: bytes) -> list[StatusEntry]:
+    """Worktree changes, untracked files included, ignored files not."""
+    items = out.split(b"\0")
+    entries: list[StatusEntry] = []
+    i = 0
+    while i < len(items):
+        rec = items[i]
+        i += 1
+        if len(rec) < 4:
+            continue
+        xy = rec[:2].decode()
+        entries.append(StatusEntry(xy, rec[3:].decode("utf-8", "surrogateescape")))
+    return entries

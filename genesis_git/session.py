@@ -7,7 +7,6 @@ it first and carries its unbound notes over, so nothing is lost.
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +48,8 @@ def active_session(conn: sqlite3.Connection, repo: Repo) -> sqlite3.Row | None:
 
 def _new_id() -> str:
     now = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    import secrets
+
     return f"s-{now}-{secrets.token_hex(2)}"
 
 

@@ -47,7 +47,7 @@ def search_cmd(
         raise UsageError("--json and --markdown cannot be used together")
     if not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
-    _prefetch_numpy()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
     from genesis_git.cli.output import emit_json, note, warn
     from genesis_git.retrieve.query import analyse
     from genesis_git.retrieve.results import SearchOptions
@@ -77,21 +77,6 @@ def search_cmd(
         echo(to_markdown(result, files).rstrip("\n"))
     else:
         _render(result, files, explain)
-
-
-def _prefetch_numpy() -> None:
-    """Import numpy in a thread while the store opens and the refresh waits on git."""
-    import threading
-
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
-
-    def load() -> None:
-        try:
-            import numpy  # noqa: F401
-        except ImportError:  # pragma: no cover - a dependency; the search reports it
-            pass
-
-    threading.Thread(target=load, name="genesis-prefetch", daemon=True).start()
 
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:

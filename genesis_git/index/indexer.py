@@ -462,7 +462,7 @@ class Metadata:
         self.root = repo.root
 
     def row(self, entry: FileEntry, blob: CachedBlob | None,
-            same: dict[str, Any] | None = None) -> dict[str, Any]:
+            same: sqlite3.Row | None = None) -> dict[str, Any]:
         """The map row of ``entry``; ``same`` is its previous row when only the times may differ."""
         hint = blob.content_type if blob is not None else None
         ts: float | None
@@ -501,10 +501,12 @@ MAP_COLUMNS = ("path", "blob_sha", "blob_id", "artifact_type", "doc_id", "doc_ve
                "system_component", "last_modified", "staleness_score", "dirty", "mtime_ns", "size")
 
 
-def previous_state(conn: sqlite3.Connection, session_id: str) -> dict[str, dict[str, Any]]:
-    rows = conn.execute(f"SELECT {', '.join(MAP_COLUMNS)} FROM rag_session_chunk_map "
-                        "WHERE session_id=?", (session_id,))
-    return {r[0]: dict(zip(MAP_COLUMNS, r, strict=True)) for r in rows}
+def previous_state(conn: sqlite3.Connection, session_id: str) -> dict[str, sqlite3.Row]:
+    """The session's map rows by path (``sqlite3.Row``: read by column name, built in C)."""
+    cur = conn.execute(f"SELECT {', '.join(MAP_COLUMNS)} FROM rag_session_chunk_map "
+                       "WHERE session_id=?", (session_id,))
+    cur.row_factory = sqlite3.Row
+    return {r[0]: r for r in cur}
 
 
 def index_excludes(config: Config) -> list[str]:
@@ -586,7 +588,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
 
 
 def _collect_skips(conn: sqlite3.Connection, report: IndexReport, snap: Snapshot,
-                   prev: dict[str, dict[str, Any]] | None) -> None:
+                   prev: dict[str, sqlite3.Row] | None) -> None:
     reasons: dict[str, str] = {}
     for e in snap.entries.values():
         if e.skip is not None:

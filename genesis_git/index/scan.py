@@ -94,14 +94,15 @@ def scan(repo: Repo, include: list[str], exclude: list[str],
          previous: dict[str, PrevState] | None = None) -> Snapshot:
     previous = previous or {}
     snap = Snapshot()
-    for e in repo.ls_files_stage():
+    stage, status = repo.stage_and_status()
+    for e in stage:
         entry = FileEntry(e.path, e.sha)
         if e.mode == SUBMODULE_MODE:
             entry.skip = "submodule"
         elif e.mode == SYMLINK_MODE:
             entry.skip = _symlink_reason(repo.root, e.path)
         snap.entries[e.path] = entry
-    for st in repo.status():
+    for st in status:
         x, y = st.xy[0], st.xy[1]
         path = st.path
         if path.endswith("/"):
