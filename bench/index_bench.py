@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import build_stdlib_corpus  # noqa: E402
+from corpus import build_stdlib_corpus, compile_genesis  # noqa: E402
 
 # the console script, as a user runs it (``python -m`` would put the corpus on sys.path)
 GENESIS = [str(Path(sys.executable).parent / "genesis")]
@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, default=Path(tempfile.gettempdir()) / "genesis-corpus")
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
+    compile_genesis()
     repo = build_stdlib_corpus(args.corpus)
     files = len(subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True,
                                check=True).stdout.split(b"\0")) - 1

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import build_stdlib_corpus, corpus_stats  # noqa: E402
+from corpus import build_stdlib_corpus, compile_genesis, corpus_stats  # noqa: E402
 
 GENESIS = [str(Path(sys.executable).parent / "genesis")]
 
@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cli-runs", type=int, default=15)
     args = ap.parse_args(argv)
+    compile_genesis()
     rows = []
     for copies in args.copies:
         repo = build_stdlib_corpus(args.data / f"corpus-x{copies}", copies)
