@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from genesis_git.db.connect import store_path, transaction
@@ -21,9 +22,12 @@ def stats(ctx: Context) -> dict[str, Any]:
     mapped = c.execute("SELECT COUNT(DISTINCT blob_id) FROM rag_session_chunk_map").fetchone()[0]
     db = store_path(ctx.repo)
     size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
+    bases = _search_bases(ctx)
     return {
         "store": str(db),
         "store_bytes": size,
+        "search_bases": len(bases),
+        "search_bytes": sum(p.stat().st_size for p in bases),
         "blobs": blobs[0],
         "blobs_skipped": blobs[1],
         "blob_bytes": blobs[2],
@@ -36,8 +40,15 @@ def stats(ctx: Context) -> dict[str, Any]:
     }
 
 
+def _search_bases(ctx: Context) -> list[Path]:
+    """The saved search bases (``<store>/search/<session>.idx``)."""
+    folder = store_path(ctx.repo).parent / "search"
+    return sorted(folder.glob("*.idx")) if folder.is_dir() else []
+
+
 def gc(ctx: Context, dry_run: bool = False) -> dict[str, Any]:
-    """Remove cached blobs that no session maps and HEAD does not hold."""
+    """Remove cached blobs that no session maps and HEAD does not hold, and the search
+    bases of sessions that are no longer active."""
     head_shas: set[str] = set()
     if ctx.repo.head_sha():
         out = ctx.repo.git("ls-tree", "-r", "-z", "HEAD")
@@ -48,12 +59,19 @@ def gc(ctx: Context, dry_run: bool = False) -> dict[str, Any]:
         "SELECT b.id, b.blob_sha, b.n_chunks FROM rag_blob_cache b WHERE NOT EXISTS "
         "(SELECT 1 FROM rag_session_chunk_map m WHERE m.blob_id = b.id)").fetchall()
     doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas]
-    if doomed and not dry_run:
-        with transaction(ctx.conn):
-            ctx.conn.executemany("DELETE FROM rag_blob_cache WHERE id=?", [(i,) for i, _ in doomed])
+    active = {r[0] for r in ctx.conn.execute("SELECT id FROM sessions WHERE status='active'")}
+    stale_bases = [p for p in _search_bases(ctx) if p.stem not in active]
+    if not dry_run:
+        if doomed:
+            with transaction(ctx.conn):
+                ctx.conn.executemany("DELETE FROM rag_blob_cache WHERE id=?",
+                                     [(i,) for i, _ in doomed])
+        for p in stale_bases:
+            p.unlink(missing_ok=True)
     return {
         "dry_run": dry_run,
         "blobs_removed": len(doomed),
         "chunks_removed": sum(n for _, n in doomed),
+        "search_bases_removed": len(stale_bases),
         "blobs_kept": ctx.conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0],
     }

@@ -242,16 +242,20 @@ def test_cache_stats_and_gc(repo: Path) -> None:
     start_json()
     write(repo, "scratch.md", "# temporary\n\nnot committed\n")
     runner.invoke(app, ["session", "refresh"])
+    assert runner.invoke(app, ["search", "order"]).exit_code == 0  # saves a search base
     stats = json.loads(runner.invoke(app, ["cache", "stats", "--json"]).output)
     assert stats["blobs"] == 5 and stats["mapped_blobs"] == 5
+    assert stats["search_bases"] == 1 and stats["search_bytes"] > 0
     assert runner.invoke(app, ["session", "end"]).exit_code == 0
     dry = runner.invoke(app, ["cache", "gc", "--dry-run"])
-    assert dry.output.strip().startswith("would remove 1 blobs")
+    assert dry.output.strip().startswith("would remove 1 blobs (")
+    assert "and 1 search bases" in dry.output
     assert json.loads(runner.invoke(app, ["cache", "stats", "--json"]).output)["blobs"] == 5
     done = json.loads(runner.invoke(app, ["cache", "gc", "--json"]).output)
     assert done["blobs_removed"] == 1 and done["blobs_kept"] == 4
+    assert done["search_bases_removed"] == 1
     plain = runner.invoke(app, ["cache", "stats"])
-    assert "blobs:    4" in plain.output
+    assert "blobs:    4" in plain.output and "search:   0 saved search bases" in plain.output
 
 
 def test_session_start_in_plain_text(repo: Path) -> None:

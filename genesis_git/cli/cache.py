@@ -12,7 +12,7 @@ app = typer.Typer(help="Inspect and clean the shared chunk and embedding cache."
 
 @app.command()
 def stats(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """Blobs, chunks, embeddings and store size of the shared cache."""
+    """Blobs, chunks, embeddings, search bases and store size of the shared cache."""
     from genesis_git.cache import stats as do_stats
     from genesis_git.cli.output import echo, emit_json
     from genesis_git.session import open_context
@@ -25,6 +25,7 @@ def stats(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     echo(f"blobs:    {s['blobs']} ({s['blobs_skipped']} skipped, {s['mapped_blobs']} mapped)")
     echo(f"chunks:   {s['chunks']} ({s['embedding_bytes'] / 1e6:.1f} MB of embeddings)")
     echo(f"sessions: {s['sessions']} ({s['active_sessions']} active)")
+    echo(f"search:   {s['search_bases']} saved search bases ({s['search_bytes'] / 1e6:.1f} MB)")
     for v in s["versions"]:
         echo(f"  chunker {v['chunker']}, embedder {v['embedder']}: {v['blobs']} blobs")
 
@@ -34,7 +35,7 @@ def gc(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report what would go.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Remove cached blobs that no session maps and HEAD does not hold."""
+    """Remove cached blobs that no session maps and HEAD does not hold, and old search bases."""
     from genesis_git.cache import gc as do_gc
     from genesis_git.cli.output import echo, emit_json
     from genesis_git.session import open_context
@@ -44,5 +45,5 @@ def gc(
         emit_json(r)
         return
     verb = "would remove" if dry_run else "removed"
-    echo(f"{verb} {r['blobs_removed']} blobs ({r['chunks_removed']} chunks); "
-         f"{r['blobs_kept']} kept")
+    echo(f"{verb} {r['blobs_removed']} blobs ({r['chunks_removed']} chunks) and "
+         f"{r['search_bases_removed']} search bases; {r['blobs_kept']} blobs kept")
