@@ -1,8 +1,9 @@
 """Split file content into bounded chunks that keep their line ranges.
 
-* Python: one chunk per top-level function or class (``ast``); a class that is
-  too long gives one chunk per method; the statements between them are
-  grouped into module chunks.
+* Python: one chunk per top-level function or class; a class that is too
+  long gives one chunk per method; the statements between them are grouped
+  into module chunks.  The blocks are found with regular expressions
+  (:class:`_PySource`), which agree with ``ast`` on ordinary code.
 * Markdown and reStructuredText: one chunk per section, with the heading path
   (``Orders > New fields``) as the section.
 * Other code: blocks split at blank lines and top-level definitions.

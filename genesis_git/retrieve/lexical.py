@@ -1,10 +1,10 @@
 """BM25 over the session's chunks, plus BM25 over its paths.
 
-Why not FTS5's ``bm25()``?  ``rag_chunk_fts`` indexes the whole shared cache:
-every blob of every branch and worktree that was ever indexed, and the same
-blob once per embedder.  Its ``N``, ``avgdl`` and document frequencies are
-those of the cache, not of the session, and it cannot weight one query term
-(a synonym) less than another.  So genesis keeps its own postings of the
+Why not SQLite FTS5's ``bm25()``?  An FTS5 index of the chunk cache would
+hold every blob of every branch and worktree that was ever indexed, and the
+same blob once per embedder.  Its ``N``, ``avgdl`` and document frequencies
+would be those of the cache, not of the session, and it cannot weight one
+query term (a synonym) less than another.  So genesis keeps its own postings of the
 session's chunks (:mod:`genesis_git.retrieve.session_index`, built from the
 same ``tokens`` column) and computes BM25 itself, with k1 = 1.2 and
 b = 0.75, over exactly the (path, chunk) rows the session maps:
