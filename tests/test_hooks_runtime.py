@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from genesis_git.config import default_config_text, load_config
-from genesis_git.db.connect import connect, store_path
+from genesis_git.db.connect import PAGE_SIZE, connect, store_path
 from genesis_git.db.migrations import MIGRATIONS
 from genesis_git.errors import GenesisError
 from genesis_git.hooks import runtime
@@ -46,9 +46,10 @@ def test_store_location_and_pragmas_match_connect(repo: Path,
     monkeypatch.setenv("GENESIS_HOME", str(repo.parent / "store"))
     monkeypatch.setenv("GENESIS_BUSY_TIMEOUT_MS", "1234")
     pragmas = ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
-    ours = runtime.open_store(light)
+    ours = runtime.open_store(light)  # the hook creates the store here
     theirs = connect(store_path(find_repo()))
     try:
+        assert ours.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE
         for name in pragmas:
             assert ours.execute(f"PRAGMA {name}").fetchone()[0] == \
                 theirs.execute(f"PRAGMA {name}").fetchone()[0], name

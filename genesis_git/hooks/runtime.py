@@ -239,11 +239,14 @@ def open_store(repo: HookRepo, *, migrate: bool = True) -> sqlite3.Connection:
 
     path = store_path(repo)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
     ms = busy_timeout_ms()
     conn = sqlite3.connect(path, timeout=ms / 1000, isolation_level=None,
                            check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {ms}")
+    if new and migrate:
+        conn.execute("PRAGMA page_size = 16384")  # db.connect.PAGE_SIZE
     if migrate:
         conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")
