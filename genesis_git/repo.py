@@ -11,7 +11,7 @@ import hashlib
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from genesis_git.errors import EnvironmentProblem, GenesisError
@@ -47,10 +47,12 @@ _LS_FILES = ("ls-files", "-s", "-z")
 # user's own git command fail while genesis runs beside it
 _STATUS = ("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all",
            "--no-renames")
+_HEAD = ("rev-parse", "--verify", "-q", "HEAD")
+_SNAPSHOT = (_HEAD, _LS_FILES, _STATUS)
 
 
-def run_git_together(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[bytes]:
-    """The standard output of several git commands that run at the same time."""
+def _spawn_git(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[subprocess.Popen[bytes]]:
+    """Start several git commands at once; :func:`_collect_git` waits for them."""
     procs: list[subprocess.Popen[bytes]] = []
     try:
         for args in commands:
@@ -62,13 +64,24 @@ def run_git_together(commands: Sequence[Sequence[str]], cwd: Path | str) -> list
             proc.wait()
         raise EnvironmentProblem("git is not installed or not on PATH",
                                  hint="install git 2.25 or newer") from None
+    return procs
+
+
+def _collect_git(commands: Sequence[Sequence[str]], procs: Sequence[subprocess.Popen[bytes]],
+                 optional: Sequence[bool]) -> list[bytes | None]:
+    """The standard output of each process; ``None`` for an optional one that failed."""
     outputs = [proc.communicate() for proc in procs]
-    for args, proc, (_, err) in zip(commands, procs, outputs, strict=True):
-        if proc.returncode != 0:
+    result: list[bytes | None] = []
+    for args, proc, (out, err), may_fail in zip(commands, procs, outputs, optional, strict=True):
+        if proc.returncode == 0:
+            result.append(out)
+        elif may_fail:
+            result.append(None)
+        else:
             msg = err.decode("utf-8", "replace").strip().splitlines()
             name = " ".join(a for a in args[:3] if not a.startswith("--"))
             raise GenesisError(f"git {name} failed: {msg[-1] if msg else proc.returncode}")
-    return [out for out, _ in outputs]
+    return result
 
 
 def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
@@ -112,10 +125,26 @@ class StatusEntry:
 
 
 @dataclass
+class RawSnapshot:
+    """What git says of the working tree at one moment, unparsed."""
+
+    head: str | None
+    stage: bytes  # git ls-files -s -z
+    status: bytes  # git status --porcelain=v1 -z
+
+    def stage_entries(self) -> list[StageEntry]:
+        return _parse_stage(self.stage)
+
+    def status_entries(self) -> list[StatusEntry]:
+        return _parse_status(self.status)
+
+
+@dataclass
 class Repo:
     root: Path
     git_dir: Path
     common_dir: Path
+    _pending: list[subprocess.Popen[bytes]] | None = field(default=None, repr=False, compare=False)
 
     # -- plumbing -------------------------------------------------------
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
@@ -149,13 +178,23 @@ class Repo:
         return self.common_dir / "hooks"
 
     # -- snapshot -------------------------------------------------------
-    def stage_and_status(self) -> tuple[list[StageEntry], list[StatusEntry]]:
-        """The index's files (``git ls-files -s``) and the worktree's changes (``git status``).
+    def start_snapshot(self) -> None:
+        """Start the git processes of the next :meth:`snapshot` now.
 
-        The two git processes run side by side.
+        They run on another core while this process goes on (importing numpy,
+        opening the store); :meth:`snapshot` then only collects their output.
         """
-        stage, status = run_git_together([_LS_FILES, _STATUS], self.root)
-        return _parse_stage(stage), _parse_status(status)
+        if self._pending is None:
+            self._pending = _spawn_git(_SNAPSHOT, self.root)
+
+    def snapshot(self) -> RawSnapshot:
+        """HEAD, the index's files (``git ls-files -s``) and the worktree's changes
+        (``git status``), from three git processes that run side by side."""
+        procs, self._pending = self._pending or _spawn_git(_SNAPSHOT, self.root), None
+        head, stage, status = _collect_git(_SNAPSHOT, procs, (True, False, False))
+        assert stage is not None and status is not None
+        return RawSnapshot(head.decode().strip() or None if head is not None else None,
+                           stage, status)
 
     def cat_blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
         """Contents of many blobs in one ``git cat-file --batch`` call."""
@@ -181,6 +220,13 @@ def find_repo(path: Path | str | None = None) -> Repo:
     cwd = Path(path) if path is not None else Path.cwd()
     if not cwd.exists():
         raise GenesisError(f"{cwd}: no such directory")
+    # one git call in the usual case; a failure is asked again, part by part, to say why
+    both = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir",
+                    "--show-toplevel"], cwd, check=False)
+    lines = both.stdout.decode().splitlines()
+    if both.returncode == 0 and len(lines) == 4 and lines[0].strip() == "false":
+        return Repo(root=Path(lines[3].strip()), git_dir=(cwd / lines[1]).resolve(),
+                    common_dir=(cwd / lines[2]).resolve())
     proc = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir"],
                    cwd, check=False)
     if proc.returncode != 0:

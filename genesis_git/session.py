@@ -144,7 +144,8 @@ def end(ctx: Context, session_id: str | None = None, carry_to: str | None = None
         ctx.conn.execute("UPDATE sessions SET status='ended', ended_at="
                          "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?", (session_id,))
         ctx.conn.execute("DELETE FROM rag_session_chunk_map WHERE session_id=?", (session_id,))
-        ctx.conn.execute("DELETE FROM genesis_kv WHERE key=?", (f"meta:{session_id}",))
+        ctx.conn.executemany("DELETE FROM genesis_kv WHERE key=?",
+                             [(f"meta:{session_id}",), (f"state:{session_id}",)])
     return session_id
 
 

@@ -30,9 +30,13 @@ def test_repository_discovery_matches_find_repo(repo: Path, monkeypatch: pytest.
         back = light.to_repo()
         assert (back.root, back.git_dir, back.common_dir) == (full.root, full.git_dir,
                                                               full.common_dir)
+    monkeypatch.chdir(repo / "src")  # a subfolder finds the same repository
+    assert (find_repo().root, find_repo().git_dir) == (repo.resolve(), (repo / ".git").resolve())
     monkeypatch.chdir(repo / ".git")
     with pytest.raises(GenesisError, match="inside the .git folder"):
         runtime.HookRepo.discover()
+    with pytest.raises(GenesisError, match="inside the .git folder"):
+        find_repo()
 
 
 def test_store_location_and_pragmas_match_connect(repo: Path,

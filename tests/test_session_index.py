@@ -404,3 +404,39 @@ def test_unchanged_files_follow_new_classify_rules_and_owners(repo: Path, genesi
     write(repo, "CODEOWNERS", "*.md @writers\n")
     start_json()
     assert map_rows(genesis_env)["README.md"]["owner"] == "@writers"
+
+
+def test_a_refresh_that_finds_nothing_new_does_not_read_the_map(repo: Path, genesis_env: Path,
+                                                                 monkeypatch) -> None:
+    reads: list[str] = []
+    real = indexer.previous_state
+
+    def counting(conn, session_id):  # type: ignore[no-untyped-def]
+        reads.append(session_id)
+        return real(conn, session_id)
+
+    monkeypatch.setattr(indexer, "previous_state", counting)
+    first = start_json()
+    write(repo, "notes.md", "# Draft\n\nfirst words\n")
+    refresh = runner.invoke(app, ["session", "refresh", "--json"])
+    assert refresh.exit_code == 0, refresh.output
+    before = len(reads)
+    again = json.loads(runner.invoke(app, ["session", "refresh", "--json"]).output)
+    assert len(reads) == before  # the same git output and stat: answered from the state key
+    assert again["files"] == first["files"] + 1 and again["misses"] == 0
+
+    def indexed(path: str) -> str | None:
+        return map_rows(genesis_env).get(path, {}).get("blob_sha")
+
+    old_sha = indexed("notes.md")
+    write(repo, "notes.md", "# Draft\n\nother words\n")  # same size, new content and mtime
+    assert runner.invoke(app, ["session", "refresh"]).exit_code == 0
+    assert indexed("notes.md") not in (None, old_sha)
+    monkeypatch.setenv("GENESIS_INDEX_EXCLUDE", "notes.md")  # a setting git knows nothing of
+    assert runner.invoke(app, ["session", "refresh"]).exit_code == 0
+    assert indexed("notes.md") is None
+    git(repo, "commit", "-q", "--allow-empty", "-m", "empty")  # only HEAD moves
+    assert runner.invoke(app, ["session", "refresh"]).exit_code == 0
+    conn = connect(genesis_env / "genesis.db")
+    head = conn.execute("SELECT head_sha FROM sessions WHERE status='active'").fetchone()[0]
+    assert head == git(repo, "rev-parse", "HEAD").strip()

@@ -54,6 +54,9 @@ def search_cmd(
     from genesis_git.session import ensure_session, open_context
 
     ctx = open_context()
+    if not no_refresh:
+        ctx.repo.start_snapshot()  # git works on another core while numpy loads
+    from genesis_git.retrieve.engine import search
     opts = SearchOptions(
         k=k if k is not None else ctx.config.int("search.k"),
         mode=(mode or ctx.config.str("search.mode")).strip().lower(),
@@ -61,7 +64,6 @@ def search_cmd(
         max_staleness=max_staleness, files=files).validated()
     analyse(ctx.config, query)
     session_id = ensure_session(ctx, refresh=not no_refresh, announce=note)
-    from genesis_git.retrieve.engine import search
 
     result = search(ctx, session_id, query, opts)
     for w in result.warnings:

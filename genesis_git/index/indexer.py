@@ -31,7 +31,7 @@ from genesis_git.index.classify import (
     staleness,
 )
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
-from genesis_git.repo import Repo, hash_blob, run_git
+from genesis_git.repo import RawSnapshot, Repo, hash_blob, run_git
 from genesis_git.text import VOCABULARY, index_terms
 
 Progress = Callable[[int, int], None]
@@ -521,15 +521,25 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
     """Bring the session's map in line with the working tree, doing only the delta."""
     t0 = time.perf_counter()
     report = IndexReport(session=session_id)
+    embedder = embedder if embedder is not None else embedder_for(config)
+    raw = repo.snapshot()
+    state_key = _state_key(repo, raw, config, embedder.id)
+    known = _known_state(conn, session_id)
+    if known is not None and known.get("key") == state_key:
+        # the same git output, the same dirty files by stat, the same settings: nothing to do
+        for name in ("files", "hits", "excluded"):
+            setattr(report, name, int(known.get(name, 0)))
+        report.skipped = {str(k): list(v) for k, v in known.get("skipped", {}).items()}
+        report.seconds = time.perf_counter() - t0
+        return report
     prev = previous_state(conn, session_id)
     prev_stat = {p: PrevState(r["blob_sha"], r["mtime_ns"], r["size"]) for p, r in prev.items()
                  if r["dirty"]}
-    snap = scan(repo, config.list("index.include"), index_excludes(config), prev_stat)
+    snap = scan(repo, config.list("index.include"), index_excludes(config), prev_stat, raw)
     report.excluded = snap.excluded
     entries = list(snap.entries.values())
     report.files = len(entries)
-    embedder = embedder if embedder is not None else embedder_for(config)
-    head = repo.head_sha()
+    head = snap.head
     head_row = conn.execute("SELECT head_sha FROM sessions WHERE id=?", (session_id,)).fetchone()
     same_head = head_row is not None and head_row[0] == head
     unchanged = (same_head and len(prev) == len(entries)
@@ -548,6 +558,8 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
     if unchanged:
         report.hits = len({e.sha for e in entries if e.skip is None})
         _collect_skips(conn, report, snap, prev)
+        with transaction(conn):
+            _remember_state(conn, session_id, state_key, report)
         report.seconds = time.perf_counter() - t0
         return report
     blobs = index_entries(conn, repo, config, entries, embedder, report, progress)
@@ -579,12 +591,53 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
                 [(session_id, *[r[k] for k in MAP_COLUMNS]) for r in upserts])
         conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)",
                      (fingerprint_key, meta.fingerprint))
+        _collect_skips(conn, report, snap, None)
+        _remember_state(conn, session_id, state_key, report)
         conn.execute("UPDATE sessions SET head_sha=?, branch=?, refreshed_at="
                      "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?",
                      (head, repo.branch(), session_id))
-    _collect_skips(conn, report, snap, None)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _state_key(repo: Repo, raw: RawSnapshot, config: Config, embedder_id: str) -> str:
+    """A digest of everything a refresh reads: git's output, the stat of every file git
+    reports changed, HEAD, the chunker, the embedder and the whole configuration."""
+    import hashlib
+
+    h = hashlib.sha1()
+    settings = json.dumps([raw.head, CHUNKER_VERSION, embedder_id, config.as_dict()],
+                          sort_keys=True, default=str)
+    for part in (settings.encode(), raw.stage, raw.status):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    for st in raw.status_entries():
+        try:
+            s = os.stat(repo.root / st.path)
+            h.update(f"{st.path}\0{s.st_mtime_ns}\0{s.st_size}\0{s.st_ino}\0".encode(
+                "utf-8", "surrogateescape"))
+        except OSError:
+            h.update(f"{st.path}\0-\0".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def _known_state(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
+    row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (f"state:{session_id}",)
+                       ).fetchone()
+    try:
+        value = json.loads(row[0]) if row else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _remember_state(conn: sqlite3.Connection, session_id: str, key: str,
+                    report: IndexReport) -> None:
+    """What the next refresh compares with; written with the map it describes."""
+    value = {"key": key, "files": report.files, "hits": report.hits, "excluded": report.excluded,
+             "skipped": {k: sorted(v) for k, v in report.skipped.items()}}
+    conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)",
+                 (f"state:{session_id}", json.dumps(value)))
 
 
 def _collect_skips(conn: sqlite3.Connection, report: IndexReport, snap: Snapshot,

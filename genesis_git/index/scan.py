@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genesis_git.index.classify import any_glob
-from genesis_git.repo import Repo, hash_blob
+from genesis_git.repo import RawSnapshot, Repo, hash_blob
 
 SUBMODULE_MODE = "160000"
 SYMLINK_MODE = "120000"
@@ -39,6 +39,7 @@ class Snapshot:
     entries: dict[str, FileEntry] = field(default_factory=dict)
     excluded: int = 0
     hashed: int = 0  # files read and hashed during this scan
+    head: str | None = None  # HEAD when the index and the worktree were read
 
 
 @dataclass
@@ -91,18 +92,18 @@ def _hash_from_disk(root: Path, entry: FileEntry, prev: PrevState | None, snap: 
 
 
 def scan(repo: Repo, include: list[str], exclude: list[str],
-         previous: dict[str, PrevState] | None = None) -> Snapshot:
+         previous: dict[str, PrevState] | None = None, raw: RawSnapshot | None = None) -> Snapshot:
     previous = previous or {}
-    snap = Snapshot()
-    stage, status = repo.stage_and_status()
-    for e in stage:
+    raw = raw if raw is not None else repo.snapshot()
+    snap = Snapshot(head=raw.head)
+    for e in raw.stage_entries():
         entry = FileEntry(e.path, e.sha)
         if e.mode == SUBMODULE_MODE:
             entry.skip = "submodule"
         elif e.mode == SYMLINK_MODE:
             entry.skip = _symlink_reason(repo.root, e.path)
         snap.entries[e.path] = entry
-    for st in status:
+    for st in raw.status_entries():
         x, y = st.xy[0], st.xy[1]
         path = st.path
         if path.endswith("/"):
