@@ -440,3 +440,19 @@ def test_a_refresh_that_finds_nothing_new_does_not_read_the_map(repo: Path, gene
     conn = connect(genesis_env / "genesis.db")
     head = conn.execute("SELECT head_sha FROM sessions WHERE status='active'").fetchone()[0]
     assert head == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_new_chunk_bounds_rechunk_every_blob(repo: Path, genesis_env: Path, monkeypatch) -> None:
+    write(repo, "docs/long.md", "# Long\n\n" + "".join(f"line {i}\n" for i in range(60)))
+    first = start_json()
+    monkeypatch.setenv("GENESIS_INDEX_CHUNK_MAX_LINES", "20")
+    bounded = start_json("--new")
+    assert bounded["misses"] == first["misses"] and bounded["hits"] == 0
+    conn = connect(genesis_env / "genesis.db")
+    spans = [r[0] for r in conn.execute(
+        "SELECT c.end_line - c.start_line + 1 FROM rag_chunk_cache c JOIN rag_blob_cache b "
+        "ON b.id = c.blob_id WHERE b.chunker_version LIKE '%-20x%'")]
+    assert spans and max(spans) <= 20
+    monkeypatch.delenv("GENESIS_INDEX_CHUNK_MAX_LINES")
+    back = start_json("--new")
+    assert back["misses"] == 0  # the blobs chunked with the default bounds are still cached

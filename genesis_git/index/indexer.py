@@ -1,6 +1,7 @@
 """Delta-only indexing: a cache hit is only mapped, a miss is read, chunked, classified and embedded.
 
-The cache key of a blob is ``(blob_sha, chunker_version, embedder_id)``.  A
+The cache key of a blob is ``(blob_sha, chunker_version, embedder_id)``, where the
+chunker version also names non-default chunk bounds (:func:`chunker_id`).  A
 miss is written in one transaction with all its chunks, so no session ever
 maps a half-written blob; a process killed half-way leaves only whole blobs,
 and the next run picks up where it stopped.
@@ -117,7 +118,19 @@ class CachedBlob:
     n_chunks: int
 
 
-def lookup_blobs(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str) -> dict[str, CachedBlob]:
+def chunker_id(config: Config) -> str:
+    """The chunker part of the cache key: its version, and its bounds when they are not the
+    defaults, so that changing ``index.chunk_max_lines`` or ``chunk_max_chars`` re-chunks."""
+    from genesis_git.config import DEFAULTS
+
+    bounds = (config.int("index.chunk_max_lines"), config.int("index.chunk_max_chars"))
+    if bounds == (DEFAULTS["index"]["chunk_max_lines"], DEFAULTS["index"]["chunk_max_chars"]):
+        return CHUNKER_VERSION
+    return f"{CHUNKER_VERSION}-{bounds[0]}x{bounds[1]}"
+
+
+def lookup_blobs(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str,
+                 chunker: str) -> dict[str, CachedBlob]:
     found: dict[str, CachedBlob] = {}
     shas = list(shas)
     for i in range(0, len(shas), 500):
@@ -126,7 +139,7 @@ def lookup_blobs(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str
         for row in conn.execute(
                 f"SELECT id, blob_sha, status, skip_reason, size, content_type, n_chunks "
                 f"FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? "
-                f"AND blob_sha IN ({marks})", (CHUNKER_VERSION, embedder_id, *part)):
+                f"AND blob_sha IN ({marks})", (chunker, embedder_id, *part)):
             found[row[1]] = CachedBlob(row[0], row[2], row[3], row[4], row[5], row[6])
     return found
 
@@ -185,7 +198,7 @@ def _embed(embedder: Any, texts: list[str], id_lists: list[list[int]]) -> list[b
 
 
 def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id: str,
-                   redo: Sequence[str] = ()) -> int:
+                   chunker: str, redo: Sequence[str] = ()) -> int:
     """Write prepared blobs, one transaction for the batch; returns chunks written.
 
     ``redo`` lists SHAs whose "too large" rows are replaced (the size limit was raised).
@@ -195,12 +208,12 @@ def store_prepared(conn: sqlite3.Connection, items: list[Prepared], embedder_id:
         if redo:
             conn.execute("DELETE FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? AND "
                          f"skip_reason='too large' AND blob_sha IN ({','.join('?' * len(redo))})",
-                         (CHUNKER_VERSION, embedder_id, *redo))
+                         (chunker, embedder_id, *redo))
         for p in items:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO rag_blob_cache(blob_sha, chunker_version, embedder_id, size, "
                 "status, skip_reason, language, content_type, n_chunks) VALUES (?,?,?,?,?,?,?,?,?)",
-                (p.sha, CHUNKER_VERSION, embedder_id, p.size, p.status, p.skip_reason, p.language,
+                (p.sha, chunker, embedder_id, p.size, p.status, p.skip_reason, p.language,
                  p.content_type, len(p.chunks)))
             if cur.rowcount == 0:  # another process cached it first
                 continue
@@ -245,7 +258,8 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
     for e in entries:
         if e.skip is None:
             by_sha.setdefault(e.sha, e)
-    cached = lookup_blobs(conn, by_sha, embedder_id)
+    chunker = chunker_id(config)
+    cached = lookup_blobs(conn, by_sha, embedder_id, chunker)
     misses = [e for sha, e in by_sha.items()
               if sha not in cached or (cached[sha].skip_reason == "too large"
                                        and cached[sha].size <= max_bytes)]
@@ -290,13 +304,14 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
                 in_flight.append((len(part), pool.submit(_index_in_worker, work, prepared, redo)))
             else:
                 prepared.extend(prepare_many(work, config, embedder))
-                in_flight.append((len(part), store_prepared(conn, prepared, embedder_id, redo)))
+                in_flight.append((len(part), store_prepared(conn, prepared, embedder_id, chunker,
+                                                            redo)))
             drain(POOL_WINDOW if pool is not None else 0)
         drain(0)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    return lookup_blobs(conn, by_sha, embedder_id)
+    return lookup_blobs(conn, by_sha, embedder_id, chunker)
 
 
 POOL_MIN_MISSES = 256
@@ -340,7 +355,8 @@ def _index_in_worker(work: list[tuple[str, str, bytes]], prepared: list[Prepared
                      redo: list[str]) -> int:  # pragma: no cover - runs in a child
     embedder = _WORKER["embedder"]
     prepared = prepared + prepare_many(work, _WORKER["config"], embedder)
-    return store_prepared(_WORKER["conn"], prepared, embedder.id, redo)
+    return store_prepared(_WORKER["conn"], prepared, embedder.id, chunker_id(_WORKER["config"]),
+                          redo)
 
 
 def _disk_size(path: Path) -> int | None:
@@ -552,7 +568,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
             "SELECT 1 FROM rag_session_chunk_map m JOIN rag_blob_cache b ON b.id = m.blob_id "
             "WHERE m.session_id=? AND (b.embedder_id<>? OR b.chunker_version<>? OR "
             "(b.skip_reason='too large' AND b.size <= ?)) LIMIT 1",
-            (session_id, embedder.id, CHUNKER_VERSION,
+            (session_id, embedder.id, chunker_id(config),
              config.int("index.max_file_bytes"))).fetchone() is None
     blobs: dict[str, CachedBlob] = {}
     if unchanged:
