@@ -47,18 +47,23 @@ def _search_bases(ctx: Context) -> list[Path]:
 
 
 def gc(ctx: Context, dry_run: bool = False) -> dict[str, Any]:
-    """Remove cached blobs that no session maps and HEAD does not hold, and the search
-    bases of sessions that are no longer active."""
+    """Remove cached blobs that no session maps and HEAD does not hold (under the current
+    chunker and embedder), and the search bases of sessions that are no longer active."""
     head_shas: set[str] = set()
     if ctx.repo.head_sha():
         out = ctx.repo.git("ls-tree", "-r", "-z", "HEAD")
         for rec in out.split(b"\0"):
             if rec:
                 head_shas.add(rec.split(b"\t", 1)[0].split(b" ")[2].decode())
+    from genesis_git.index.indexer import chunker_id, embedder_for
+
+    # a blob HEAD holds is kept for the next session, but only under the key it would look up
+    current = (chunker_id(ctx.config), embedder_for(ctx.config).id)
     rows = ctx.conn.execute(
-        "SELECT b.id, b.blob_sha, b.n_chunks FROM rag_blob_cache b WHERE NOT EXISTS "
+        "SELECT b.id, b.blob_sha, b.n_chunks, b.chunker_version, b.embedder_id "
+        "FROM rag_blob_cache b WHERE NOT EXISTS "
         "(SELECT 1 FROM rag_session_chunk_map m WHERE m.blob_id = b.id)").fetchall()
-    doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas]
+    doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas or (r[3], r[4]) != current]
     active = {r[0] for r in ctx.conn.execute("SELECT id FROM sessions WHERE status='active'")}
     stale_bases = [p for p in _search_bases(ctx) if p.stem not in active]
     if not dry_run:

@@ -456,3 +456,7 @@ def test_new_chunk_bounds_rechunk_every_blob(repo: Path, genesis_env: Path, monk
     monkeypatch.delenv("GENESIS_INDEX_CHUNK_MAX_LINES")
     back = start_json("--new")
     assert back["misses"] == 0  # the blobs chunked with the default bounds are still cached
+    done = json.loads(runner.invoke(app, ["cache", "gc", "--json"]).output)
+    assert done["blobs_removed"] == bounded["misses"]  # HEAD holds them, but not under this key
+    assert conn.execute("SELECT COUNT(*) FROM rag_blob_cache WHERE chunker_version LIKE '%-20x%'"
+                        ).fetchone()[0] == 0
