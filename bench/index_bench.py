@@ -8,6 +8,11 @@ Median of 5 runs of each case, end to end through the real CLI:
 * peak RSS of the cold run (``ru_maxrss`` of the child);
 * each as a ratio to ``git status`` + ``git ls-files -s`` on the same tree.
 
+The background build of the search base that follows the indexing of a large
+session (``search.prebuild_chunks``) is turned off here, so that it does not
+run beside the next measured run; its cost is the search benchmark's
+"1st query".
+
     python bench/index_bench.py [--corpus /tmp/genesis-corpus] [--runs 5]
 """
 
@@ -54,6 +59,7 @@ def main() -> None:
         ["git", "ls-files"], cwd=repo, capture_output=True, text=True, check=True).stdout.split("\n")
         if p and (repo / p).is_file())
     env = dict(os.environ)
+    env["GENESIS_SEARCH_PREBUILD_CHUNKS"] = "0"
     git_times = []
     for _ in range(args.runs):
         t0 = time.perf_counter()

@@ -52,6 +52,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "k": 10,
         "rrf_k": 60,
         "mode": "hybrid",
+        "prebuild_chunks": 5000,
     },
     "text": {
         "synonyms": {},
@@ -97,6 +98,8 @@ DESCRIPTIONS: dict[str, str] = {
     "search.k": "results returned by default",
     "search.rrf_k": "k of reciprocal rank fusion",
     "search.mode": "hybrid, lexical or vector",
+    "search.prebuild_chunks": "build the search base in the background after indexing a session of at "
+                              "least this many chunks (0: never)",
     "text.synonyms": 'extra synonym groups: term = ["syn1", "syn2"]',
     "story.pattern": "regular expression of a story id in commit messages",
     "story.require_story": "commit-msg rejects messages without a story id",

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -460,3 +461,35 @@ def test_new_chunk_bounds_rechunk_every_blob(repo: Path, genesis_env: Path, monk
     assert done["blobs_removed"] == bounded["misses"]  # HEAD holds them, but not under this key
     assert conn.execute("SELECT COUNT(*) FROM rag_blob_cache WHERE chunker_version LIKE '%-20x%'"
                         ).fetchone()[0] == 0
+
+
+def test_a_large_session_gets_its_search_base_built_in_the_background(
+        repo: Path, genesis_env: Path, monkeypatch) -> None:
+    import time
+
+    from genesis_git.retrieve import prebuild
+    from genesis_git.retrieve.session_index import base_path, session_index
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    env["GENESIS_SEARCH_PREBUILD_CHUNKS"] = "1"  # this small repository counts as large
+    proc = subprocess.run([sys.executable, "-m", "genesis_git", "session", "start", "--json"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    session_id = json.loads(proc.stdout)["session"]
+    ctx = open_context()
+    base = base_path(ctx.conn, session_id)
+    assert base is not None
+    deadline = time.monotonic() + 60
+    while not base.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert base.exists()  # written by the detached process, not by this test
+    assert not session_index(ctx.conn, session_id, indexer.embedder_for(ctx.config).id).rebuilt
+    assert not prebuild.wanted(ctx, session_id)  # it exists now
+    base.unlink()
+    assert not prebuild.wanted(ctx, session_id)  # the default threshold: 5,000 chunks
+    monkeypatch.setenv("GENESIS_SEARCH_PREBUILD_CHUNKS", "1")
+    ctx = open_context()
+    assert prebuild.wanted(ctx, session_id)
+    assert prebuild.build(str(repo), session_id) and base.exists()
+    runner.invoke(app, ["session", "end"])
+    assert not prebuild.build(str(repo), session_id)  # an ended session gets no base

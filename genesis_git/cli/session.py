@@ -37,6 +37,13 @@ def _progress_runner() -> tuple[Any, Any]:
     return bar, update
 
 
+def _prebuild(ctx: Any, session_id: str) -> None:
+    """Let a background process build the search base of a large new session."""
+    from genesis_git.retrieve.prebuild import maybe_spawn
+
+    maybe_spawn(ctx, session_id)
+
+
 def _render_report(report: dict[str, Any], verb: str) -> None:
     from genesis_git.cli.output import echo
 
@@ -71,6 +78,7 @@ def start(
     finally:
         if bar is not None:
             bar.stop()
+    _prebuild(ctx, report["session"])
     if json_out:
         emit_json(report)
     else:
@@ -84,7 +92,9 @@ def refresh(json_out: JsonOpt = False) -> None:
     from genesis_git.session import open_context
     from genesis_git.session import refresh as do_refresh
 
-    report = do_refresh(open_context()).as_dict()
+    ctx = open_context()
+    report = do_refresh(ctx).as_dict()
+    _prebuild(ctx, report["session"])
     if json_out:
         emit_json(report)
     else:

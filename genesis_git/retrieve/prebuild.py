@@ -1,0 +1,80 @@
+"""Build a session's search base in the background, so that the first search is quick.
+
+The first search of a session builds the base (the postings and vectors of
+every chunk the session maps) and saves it next to the store; on a large
+tree that takes seconds.  After ``genesis session start`` or ``refresh``
+indexed a large session that has no saved base yet, :func:`maybe_spawn`
+starts ``python -m genesis_git.retrieve.prebuild`` detached (its own process
+session, no terminal, output discarded) and returns at once.  The child
+builds and saves the base exactly as a search would; a search that comes
+first builds it itself, and the file is replaced atomically either way.
+
+``search.prebuild_chunks`` sets the size from which it is worth it (0 never).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from genesis_git.session import Context
+
+
+def wanted(ctx: Context, session_id: str) -> bool:
+    """Whether the session is large enough and has no saved search base yet."""
+    from genesis_git.retrieve.session_index import base_path
+
+    threshold = ctx.config.int("search.prebuild_chunks")
+    if threshold <= 0:
+        return False
+    path = base_path(ctx.conn, session_id)
+    if path is None or path.exists():
+        return False
+    row = ctx.conn.execute(
+        "SELECT COALESCE(SUM(b.n_chunks), 0) FROM rag_session_chunk_map m "
+        "JOIN rag_blob_cache b ON b.id = m.blob_id WHERE m.session_id=?", (session_id,)).fetchone()
+    return int(row[0]) >= threshold
+
+
+def maybe_spawn(ctx: Context, session_id: str) -> bool:
+    """Start the background build when :func:`wanted`; ``True`` when a process was started."""
+    if not wanted(ctx, session_id) or not hasattr(os, "posix_spawn"):
+        return False
+    from genesis_git.hooks.runtime import no_git_env, spawn_detached
+
+    payload = json.dumps({"root": str(ctx.repo.root), "session": session_id}).encode()
+    try:
+        spawn_detached(["-m", "genesis_git.retrieve.prebuild"], payload, no_git_env())
+    except OSError:  # pragma: no cover - the first search builds the base instead
+        return False
+    return True
+
+
+def build(root: str, session_id: str) -> bool:
+    """Build and save the base of ``session_id`` if it is still the active one."""
+    from genesis_git.rag.embeddings import embedder_id, get_embedder
+    from genesis_git.retrieve.session_index import session_index
+    from genesis_git.session import open_context
+
+    ctx = open_context(root)
+    row = ctx.conn.execute("SELECT status FROM sessions WHERE id=?", (session_id,)).fetchone()
+    if row is None or row[0] != "active":
+        return False
+    session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))
+    return True
+
+
+def main() -> int:  # pragma: no cover - runs detached; the test watches for its file
+    try:
+        request = json.loads(sys.stdin.buffer.read() or b"{}")
+        build(str(request["root"]), str(request["session"]))
+    except Exception:  # noqa: BLE001 - an optimisation only; a search builds the base itself
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
