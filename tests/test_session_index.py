@@ -483,6 +483,10 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
     while not base.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert base.exists()  # written by the detached process, not by this test
+    marker = base.with_suffix(".building")
+    while marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not marker.exists()  # the build is over
     assert not session_index(ctx.conn, session_id, indexer.embedder_for(ctx.config).id).rebuilt
     assert not prebuild.wanted(ctx, session_id)  # it exists now
     base.unlink()
@@ -493,3 +497,16 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
     assert prebuild.build(str(repo), session_id) and base.exists()
     runner.invoke(app, ["session", "end"])
     assert not prebuild.build(str(repo), session_id)  # an ended session gets no base
+
+
+def test_one_background_build_per_session_at_a_time(tmp_path: Path) -> None:
+    import time
+
+    from genesis_git.retrieve import prebuild
+
+    marker = tmp_path / "search" / "s-1.building"
+    assert prebuild._claim(marker) and marker.exists()
+    assert not prebuild._claim(marker)  # a build is running
+    old = time.time() - prebuild.MARKER_TTL - 1
+    os.utime(marker, (old, old))
+    assert prebuild._claim(marker)  # that build died long ago

@@ -7,7 +7,9 @@ indexed a large session that has no saved base yet, :func:`maybe_spawn`
 starts ``python -m genesis_git.retrieve.prebuild`` detached (its own process
 session, no terminal, output discarded) and returns at once.  The child
 builds and saves the base exactly as a search would; a search that comes
-first builds it itself, and the file is replaced atomically either way.
+first builds it itself, and the file is replaced atomically either way.  A
+marker file (``<session>.building`` beside the base) keeps a second build of
+the same session from starting while one runs.
 
 ``search.prebuild_chunks`` sets the size from which it is worth it (0 never).
 """
@@ -17,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -39,16 +43,48 @@ def wanted(ctx: Context, session_id: str) -> bool:
     return int(row[0]) >= threshold
 
 
+MARKER_TTL = 600.0  # seconds after which a build marker is taken for a crashed build
+
+
+def _marker(base: Path) -> Path:
+    return base.with_suffix(".building")
+
+
+def _claim(marker: Path) -> bool:
+    """Create the marker of a running build; ``False`` when a live build holds it."""
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - marker.stat().st_mtime < MARKER_TTL:
+                    return False
+                marker.unlink()  # left by a build that died
+            except FileNotFoundError:
+                pass
+    return False  # pragma: no cover - another process claimed it in between
+
+
 def maybe_spawn(ctx: Context, session_id: str) -> bool:
-    """Start the background build when :func:`wanted`; ``True`` when a process was started."""
-    if not wanted(ctx, session_id) or not hasattr(os, "posix_spawn"):
+    """Start the background build when :func:`wanted` and no build of this session is
+    running; ``True`` when a process was started."""
+    from genesis_git.retrieve.session_index import base_path
+
+    base = base_path(ctx.conn, session_id)
+    if base is None or not wanted(ctx, session_id) or not hasattr(os, "posix_spawn"):
+        return False
+    if not _claim(_marker(base)):
         return False
     from genesis_git.hooks.runtime import no_git_env, spawn_detached
 
-    payload = json.dumps({"root": str(ctx.repo.root), "session": session_id}).encode()
+    payload = json.dumps({"root": str(ctx.repo.root), "session": session_id,
+                          "marker": str(_marker(base))}).encode()
     try:
         spawn_detached(["-m", "genesis_git.retrieve.prebuild"], payload, no_git_env())
     except OSError:  # pragma: no cover - the first search builds the base instead
+        _marker(base).unlink(missing_ok=True)
         return False
     return True
 
@@ -68,11 +104,16 @@ def build(root: str, session_id: str) -> bool:
 
 
 def main() -> int:  # pragma: no cover - runs detached; the test watches for its file
+    marker = None
     try:
         request = json.loads(sys.stdin.buffer.read() or b"{}")
+        marker = Path(request["marker"]) if request.get("marker") else None
         build(str(request["root"]), str(request["session"]))
     except Exception:  # noqa: BLE001 - an optimisation only; a search builds the base itself
         return 1
+    finally:
+        if marker is not None:
+            marker.unlink(missing_ok=True)
     return 0
 
 
