@@ -67,7 +67,8 @@ def test_sigkill_during_start_leaves_a_store_the_next_run_completes(
         if proc.poll() is not None:
             break
         time.sleep(0.01)
-    proc.wait()
+    # its output pipes close only when its worker processes have gone too
+    proc.communicate(timeout=30)
     assert killed_with is not None, "indexing finished before it could be killed"
     assert proc.returncode == -signal.SIGKILL
     blobs, mapped = _consistent(db)

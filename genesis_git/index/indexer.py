@@ -343,9 +343,22 @@ def _pool(conn: sqlite3.Connection, config: Config, embedder: Any) -> Any:
 
 
 def _init_worker(config: Config, dim: int, db_path: str) -> None:  # pragma: no cover - a child
+    import threading
+
     from genesis_git.db.connect import connect
     from genesis_git.rag.embeddings import HashingEmbedder
 
+    # A worker blocks on a queue whose other end its siblings also hold, so it would
+    # outlive a parent that was killed; it leaves as soon as it is orphaned instead (an
+    # unfinished batch is an uncommitted transaction, which SQLite rolls back).
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="genesis-orphan-watch", daemon=True).start()
     _WORKER["config"] = config
     _WORKER["embedder"] = HashingEmbedder(dim)
     _WORKER["conn"] = connect(Path(db_path))
