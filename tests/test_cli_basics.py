@@ -102,5 +102,6 @@ def test_a_reader_that_goes_away_ends_genesis_quietly(repo: Path) -> None:
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # like `| head -0`: nobody reads what genesis prints
     err = proc.stderr.read()
+    proc.stderr.close()
     assert proc.wait(timeout=60) == 141
     assert b"error" not in err and b"Traceback" not in err

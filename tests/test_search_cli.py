@@ -211,6 +211,8 @@ def test_real_subprocess_and_rich_table_on_a_tty(shop: Path) -> None:
     os.close(slave)
     out = read_pty(master).decode("utf-8", "replace")
     assert proc2.wait(timeout=60) == 0
+    assert proc2.stderr is not None
+    proc2.stderr.close()
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     for header in ("location", "section", "type", "score", "snippet", "why"):
         assert header in plain

@@ -54,15 +54,16 @@ def search_cmd(
     from genesis_git.session import ensure_session, open_context
 
     ctx = open_context()
-    if not no_refresh:
-        ctx.repo.start_snapshot()  # git works on another core while numpy loads
-    from genesis_git.retrieve.engine import search
     opts = SearchOptions(
         k=k if k is not None else ctx.config.int("search.k"),
         mode=(mode or ctx.config.str("search.mode")).strip().lower(),
         types=tuple(types or ()), paths=tuple(paths or ()), component=component, owner=owner,
         max_staleness=max_staleness, files=files).validated()
     analyse(ctx.config, query)
+    if not no_refresh:
+        ctx.repo.start_snapshot()  # git works on another core while numpy loads
+    from genesis_git.retrieve.engine import search
+
     session_id = ensure_session(ctx, refresh=not no_refresh, announce=note)
 
     result = search(ctx, session_id, query, opts)
