@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from genesis_git.db.connect import store_path, transaction
+from genesis_git.db.connect import SEARCH_DIR, store_path, transaction
 from genesis_git.session import Context
 
 
@@ -42,7 +42,7 @@ def stats(ctx: Context) -> dict[str, Any]:
 
 def _search_bases(ctx: Context) -> list[Path]:
     """The saved search bases (``<store>/search/<session>.idx``)."""
-    folder = store_path(ctx.repo).parent / "search"
+    folder = store_path(ctx.repo).parent / SEARCH_DIR
     return sorted(folder.glob("*.idx")) if folder.is_dir() else []
 
 

@@ -467,8 +467,9 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
         repo: Path, genesis_env: Path, monkeypatch) -> None:
     import time
 
+    from genesis_git.db.connect import search_base_path
     from genesis_git.retrieve import prebuild
-    from genesis_git.retrieve.session_index import base_path, session_index
+    from genesis_git.retrieve.session_index import session_index
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     env["GENESIS_SEARCH_PREBUILD_CHUNKS"] = "1"  # this small repository counts as large
@@ -477,7 +478,7 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
     assert proc.returncode == 0, proc.stderr
     session_id = json.loads(proc.stdout)["session"]
     ctx = open_context()
-    base = base_path(ctx.conn, session_id)
+    base = search_base_path(ctx.conn, session_id)
     assert base is not None
     deadline = time.monotonic() + 60
     while not base.exists() and time.monotonic() < deadline:
@@ -510,3 +511,19 @@ def test_one_background_build_per_session_at_a_time(tmp_path: Path) -> None:
     old = time.time() - prebuild.MARKER_TTL - 1
     os.utime(marker, (old, old))
     assert prebuild._claim(marker)  # that build died long ago
+
+
+def test_start_and_refresh_do_not_load_numpy(repo: Path) -> None:
+    """Indexing a small delta and deciding on the background build stay numpy-free."""
+    probe = ("import sys\n"
+             "from genesis_git.cli.main import build_app\n"
+             "for args in (['session', 'start'], ['session', 'refresh']):\n"
+             "    try:\n"
+             "        build_app('session')(args, prog_name='genesis')\n"
+             "    except SystemExit as exc:\n"
+             "        assert not exc.code, exc.code\n"
+             "print('numpy' in sys.modules)\n")
+    env = {**os.environ, "GENESIS_SEARCH_PREBUILD_CHUNKS": "1000000"}
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "False"

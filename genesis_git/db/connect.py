@@ -30,6 +30,25 @@ def store_path(repo: Repo) -> Path:
     return store_dir(repo) / DB_NAME
 
 
+SEARCH_DIR = "search"  # saved search bases: <store folder>/search/<session>.idx
+
+
+def store_file(conn: sqlite3.Connection) -> str:
+    """The file of ``conn``'s main database ("" for an in-memory one)."""
+    for row in conn.execute("PRAGMA database_list"):
+        if row[1] == "main":
+            return str(row[2] or "")
+    return ""  # pragma: no cover - every connection has a main database
+
+
+def search_base_path(conn: sqlite3.Connection, session_id: str) -> Path | None:
+    """Where the saved search base of ``session_id`` lives (``None`` for an in-memory store)."""
+    db = store_file(conn)
+    if not db:
+        return None
+    return Path(db).parent / SEARCH_DIR / f"{session_id}.idx"
+
+
 def busy_timeout_ms() -> int:
     try:
         return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))

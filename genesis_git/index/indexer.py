@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.config import Config
-from genesis_git.db.connect import transaction
+from genesis_git.db.connect import store_file, transaction
 from genesis_git.index.chunk import CHUNKER_VERSION, Chunk, chunk_text, language_of
 from genesis_git.index.classify import (
     CODEOWNERS_PATHS,
@@ -337,9 +337,8 @@ def _pool(conn: sqlite3.Connection, config: Config, embedder: Any) -> Any:
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork
         return None
-    db_path = conn.execute("PRAGMA database_list").fetchone()[2]
     return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                               initargs=(config, embedder.dim, db_path))
+                               initargs=(config, embedder.dim, store_file(conn)))
 
 
 def _init_worker(config: Config, dim: int, db_path: str) -> None:  # pragma: no cover - a child

@@ -23,18 +23,18 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from genesis_git.db.connect import search_base_path
+
 if TYPE_CHECKING:
     from genesis_git.session import Context
 
 
 def wanted(ctx: Context, session_id: str) -> bool:
     """Whether the session is large enough and has no saved search base yet."""
-    from genesis_git.retrieve.session_index import base_path
-
     threshold = ctx.config.int("search.prebuild_chunks")
     if threshold <= 0:
         return False
-    path = base_path(ctx.conn, session_id)
+    path = search_base_path(ctx.conn, session_id)
     if path is None or path.exists():
         return False
     row = ctx.conn.execute(
@@ -70,9 +70,7 @@ def _claim(marker: Path) -> bool:
 def maybe_spawn(ctx: Context, session_id: str) -> bool:
     """Start the background build when :func:`wanted` and no build of this session is
     running; ``True`` when a process was started."""
-    from genesis_git.retrieve.session_index import base_path
-
-    base = base_path(ctx.conn, session_id)
+    base = search_base_path(ctx.conn, session_id)
     if base is None or not wanted(ctx, session_id) or not hasattr(os, "posix_spawn"):
         return False
     if not _claim(_marker(base)):

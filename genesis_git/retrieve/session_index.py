@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from genesis_git.db.connect import search_base_path, store_file
 from genesis_git.retrieve import arrayfile
 from genesis_git.retrieve.termindex import Part, TermIndex
 from genesis_git.text import TOKENIZER_VERSION, tokenize
@@ -276,20 +277,6 @@ class SessionIndex:
         return int(self.starts[int(self.rows_chunk[row])])
 
 
-def store_file(conn: sqlite3.Connection) -> str:
-    for row in conn.execute("PRAGMA database_list"):
-        if row[1] == "main":
-            return str(row[2] or "")
-    return ""  # pragma: no cover - every connection has a main database
-
-
-def base_path(conn: sqlite3.Connection, session_id: str) -> Path | None:
-    db = store_file(conn)
-    if not db:
-        return None
-    return Path(db).parent / "search" / f"{session_id}.idx"
-
-
 def _unique(a: np.ndarray) -> np.ndarray:
     """Sorted unique values (``np.unique`` would import ``numpy.ma``: 30 ms at start-up)."""
     if a.shape[0] == 0:
@@ -349,7 +336,7 @@ def session_index(conn: sqlite3.Connection, session_id: str, embedder: str) -> S
 
 def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str) -> SessionIndex:
     rows, blobs, stamps = _read_map(conn, session_id)
-    file = base_path(conn, session_id)
+    file = search_base_path(conn, session_id)
     base = read_base(file) if file is not None else None
     if base is not None and base.embedder != embedder:
         base = None
