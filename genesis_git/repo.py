@@ -62,8 +62,7 @@ def _spawn_git(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[subpr
         for proc in procs:  # pragma: no cover - git vanished between two calls
             proc.kill()
             proc.wait()
-        raise EnvironmentProblem("git is not installed or not on PATH",
-                                 hint="install git 2.25 or newer") from None
+        raise _git_missing() from None
     return procs
 
 
@@ -78,9 +77,8 @@ def _collect_git(commands: Sequence[Sequence[str]], procs: Sequence[subprocess.P
         elif may_fail:
             result.append(None)
         else:
-            msg = err.decode("utf-8", "replace").strip().splitlines()
             name = " ".join(a for a in args[:3] if not a.startswith("--"))
-            raise GenesisError(f"git {name} failed: {msg[-1] if msg else proc.returncode}")
+            raise _git_failed(name, err, proc.returncode)
     return result
 
 
@@ -92,12 +90,21 @@ def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
             env=dict(env) if env is not None else None,
         )
     except FileNotFoundError:
-        raise EnvironmentProblem("git is not installed or not on PATH",
-                                 hint="install git 2.25 or newer") from None
+        raise _git_missing() from None
     if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GenesisError(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else proc.returncode}")
+        raise _git_failed(" ".join(args[:2]), proc.stderr, proc.returncode)
     return proc
+
+
+def _git_missing() -> EnvironmentProblem:
+    return EnvironmentProblem("git is not installed or not on PATH",
+                              hint="install git 2.25 or newer")
+
+
+def _git_failed(name: str, stderr: bytes, returncode: int) -> GenesisError:
+    """One line: the command and the last line git wrote on stderr."""
+    msg = stderr.decode("utf-8", "replace").strip().splitlines()
+    return GenesisError(f"git {name} failed: {msg[-1] if msg else returncode}")
 
 
 def git_version() -> tuple[int, ...]:
