@@ -10,6 +10,15 @@ if TYPE_CHECKING:
     from genesis_git.impact.agent import ImpactReport
 
 
+def _reasons(f: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
+
+
+def _where(item: dict[str, Any]) -> str:
+    lines = item["lines"]
+    return f"{item['path']}:{lines[0]}-{lines[1]}" if lines else str(item["path"])
+
+
 def _render_text(report: ImpactReport) -> None:
     from genesis_git.cli.output import echo
 
@@ -18,14 +27,11 @@ def _render_text(report: ImpactReport) -> None:
     echo("")
     echo("files:")
     for i, f in enumerate(result["files"], 1):
-        reasons = ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
-        echo(f"{i:>3}. {f['path']}  {f['score']:.3f}  ({reasons})")
+        echo(f"{i:>3}. {f['path']}  {f['score']:.3f}  ({_reasons(f)})")
     echo("")
     echo("impacts:")
     for item in result["impacts"]:
-        lines = item["lines"]
-        where = f"{item['path']}:{lines[0]}-{lines[1]}" if lines else item["path"]
-        echo(f"  [{item['type']}] {item['kind']} {item['target']}  {where}")
+        echo(f"  [{item['type']}] {item['kind']} {item['target']}  {_where(item)}")
         if item["detail"]:
             echo(f"      {item['detail']}")
         for ev in item["evidence"]:
@@ -43,15 +49,12 @@ def _render_markdown(report: ImpactReport) -> None:
     echo("| # | file | score | reasons |")
     echo("|---|---|---|---|")
     for i, f in enumerate(result["files"], 1):
-        reasons = ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
-        echo(f"| {i} | `{f['path']}` | {f['score']:.3f} | {reasons} |")
+        echo(f"| {i} | `{f['path']}` | {f['score']:.3f} | {_reasons(f)} |")
     echo("")
     echo("## Impacts")
     echo("")
     for item in result["impacts"]:
-        lines = item["lines"]
-        where = f"{item['path']}:{lines[0]}-{lines[1]}" if lines else item["path"]
-        echo(f"- **{item['type']}** {item['kind']} `{item['target']}` (`{where}`)"
+        echo(f"- **{item['type']}** {item['kind']} `{item['target']}` (`{_where(item)}`)"
              + (f": {item['detail']}" if item["detail"] else ""))
         for ev in item["evidence"]:
             echo(f"  - `{ev}`")
