@@ -227,7 +227,14 @@ def build_app(only: str | None = None) -> typer.Typer:
     return new
 
 
-app = build_app()
+def __getattr__(name: str) -> Any:
+    """``app``, the whole command tree, is built on first use (the console script builds
+    only the command it runs; see :func:`run`)."""
+    if name == "app":
+        built = globals()["app"] = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _VALUE_OPTIONS = {"-C", "--directory"}
 
