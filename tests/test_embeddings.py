@@ -150,7 +150,6 @@ def test_embedding_by_ids_equals_embedding_by_tokens(monkeypatch) -> None:
     expected = np.asarray([e.embed_tokens(tokenize(t)) for t in texts], dtype="<f4")
     ids = [index_terms(t)[1] for t in texts]
     assert np.allclose(e.embed_token_ids(ids), expected, atol=1e-6)
-    assert np.allclose(e.embed_many_tokens([tokenize(t) for t in texts]), expected, atol=1e-6)
     small = e.embed_token_ids_bytes(ids)  # few tokens: plain Python
     monkeypatch.setattr(embeddings, "SMALL_TOKENS", 0)
     large = e.embed_token_ids_bytes(ids)  # numpy

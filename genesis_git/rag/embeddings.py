@@ -99,11 +99,6 @@ class HashingEmbedder:
             return vec
         return [x / norm for x in vec]
 
-    def embed_many_tokens(self, token_lists: Sequence[Sequence[str]]) -> Any:
-        """A float32 matrix, one normalised row per token list; equal to ``embed_tokens`` row by row."""
-        ids = VOCABULARY.__getitem__
-        return self.embed_token_ids([list(map(ids, tokens)) for tokens in token_lists])
-
     def embed_token_ids_bytes(self, id_lists: Sequence[Sequence[int]]) -> list[bytes]:
         """:meth:`embed_token_ids` as little-endian float32 rows.
 
@@ -114,21 +109,15 @@ class HashingEmbedder:
             return [row.tobytes() for row in self.embed_token_ids(id_lists)]
         tokens = VOCABULARY.tokens
         pack = struct.Struct(f"<{self.dim}f").pack
-        out = []
-        for ids in id_lists:
-            vec = [0.0] * self.dim
-            for ident, tf in Counter(ids).items():
-                idx, sign = self._slot(tokens[ident])
-                vec[idx] += sign * (1.0 + math.log(tf))
-            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
-            out.append(pack(*[x / norm for x in vec]))
-        return out
+        return [pack(*self.embed_tokens([tokens[i] for i in ids])) for ids in id_lists]
 
     def embed_token_ids(self, id_lists: Sequence[Sequence[int]]) -> Any:
-        """:meth:`embed_many_tokens` for lists of :data:`~genesis_git.text.VOCABULARY` ids.
+        """A float32 matrix, one row per list of :data:`~genesis_git.text.VOCABULARY` ids;
+        equal to :meth:`embed_tokens` of the same tokens, row by row.
 
-        Vectorised: the slot and sign of each vocabulary id are kept in arrays
-        (a new id costs one CRC-32), and numpy counts, weights and sums.
+        Vectorised: the slot and sign of each vocabulary id (:meth:`_slot`'s
+        formula, applied to the new ids at once) are kept in arrays, and numpy
+        counts, weights and sums.
         """
         import numpy as np
 
