@@ -1,0 +1,581 @@
+"""Ledger records: immutable, time-sortable facts about stories, kept in git.
+
+Every change of the story ledger is one :class:`Record`.  The state of a story
+is the :func:`fold` of its records; two clones that wrote at the same time
+merge by taking the union of their records, and the fold does not depend on the
+order in which records arrived.  Only the single-valued fields (a story's title
+and status, whether a link is present) take the last writer, ordered by
+``(time, author_email, id)``.
+
+**Where records live.**  The ref ``refs/genesis/ledger`` points at a commit
+whose tree holds one JSON Lines file per story and per session (records are
+keyed by story id and session id, never by commit SHA, so that a squash merge
+or a rebase on the server loses nothing)::
+
+    genesis-ledger                 marker ("1"): a tree without it is not a ledger
+    stories/<story id>.jsonl       records with a story id
+    sessions/<session id>.jsonl    records of a session that no story holds yet
+    other.jsonl                    records with neither
+
+Each file holds one record per line, sorted by id and unique by id, so the
+union of two versions of a file is their sorted, de-duplicated lines (the
+``cat_sort_uniq`` strategy of git notes).  A name outside ``[A-Za-z0-9._-]``
+is percent-encoded in the path.  What was fetched from a remote sits under
+``refs/genesis/remotes/<remote>/ledger``.
+
+**Kinds and their payloads** (the columns of seed 002's tables; a payload key
+whose value is unknown may be missing or null; consumers skip kinds they do
+not know, and new keys may appear in any payload):
+
+``story.created``
+    ``title``, ``status`` (draft, in_progress, review, done, archived),
+    ``project_id``, ``baseline_commit_sha``.  A story created in two clones has
+    two such records; the earliest gives ``created_at``/``created_by``.
+``story.title``
+    ``title``: the title set by hand (beats the title of ``story.created``).
+``story.status``
+    ``status``.
+``artifact.added``
+    ``role`` (requirement, analysis, doc_change, test_model, note, decision,
+    risk), ``content`` (the text: ``story_artifacts.summary``), ``path``,
+    ``section``, ``doc_id``, ``doc_version``, ``chunk_id``, ``change_type``
+    (added, updated, removed, linked), ``source_ref`` (``commit`` for a
+    commit's changed file, else the id of the session it came from),
+    ``source_session``, ``note_id`` (the id of the ``note.written`` record it
+    binds, if any), ``created_at``, ``created_by`` (the original author,
+    ``Name <email>``).  Artifacts are unique by (role, doc_id, path, section,
+    change_type), or by ``note_id`` when they bind a note; the earliest record
+    wins.  A ``doc_change`` artifact of a
+    commit (``source_ref`` = ``commit``, ``doc_id`` = the SHA) is part of the
+    story only while its commit link is.
+``link.added``
+    ``link_type`` (story, adr, ticket, pr, commit, doc, external), ``target``,
+    ``description``, ``meta`` (an object: for a commit its author, date,
+    subject and parents).
+``link.removed``
+    ``link_type``, ``target``: a commit that a rebase or an amend replaced.
+``note.written``
+    A session note before any story holds it: ``role``, ``content``, ``path``,
+    ``section``, ``created_at``, ``created_by``.
+``note.retracted``
+    ``note_id``: the id of a ``note.written`` or ``artifact.added`` record; the
+    artifacts that carry it leave the story.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LEDGER_REF = "refs/genesis/ledger"
+REMOTES_PREFIX = "refs/genesis/remotes/"
+MARKER = "genesis-ledger"
+FORMAT = "1"
+
+KINDS = ("story.created", "story.title", "story.status", "artifact.added", "link.added",
+         "link.removed", "note.written", "note.retracted")
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+Warn = Callable[[str], None]
+
+
+def _stderr_warn(message: str) -> None:
+    sys.stderr.write(f"genesis: warning: {message}\n")
+
+
+# -- ids and times -------------------------------------------------------------------
+
+_id_lock = threading.Lock()
+_last: list[int] = [0, 0]  # last ms, last random part: ids of one process stay increasing
+
+
+def _b32(value: int, width: int) -> str:
+    out = []
+    for _ in range(width):
+        out.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(out))
+
+
+def new_id(ms: int | None = None) -> str:
+    """A 26-character id: 48 bits of milliseconds and 80 random bits (a ULID), in
+    Crockford base 32, so that ids sort by time.  Ids made by one process within
+    the same millisecond still increase."""
+    now = int(time.time() * 1000) if ms is None else ms
+    with _id_lock:
+        if now <= _last[0] and ms is None:
+            now = _last[0]
+            rand = (_last[1] + 1) & ((1 << 80) - 1)
+        else:
+            rand = secrets.randbits(80)
+        _last[0], _last[1] = now, rand
+    return _b32(now, 10) + _b32(rand, 16)
+
+
+def now_iso() -> str:
+    """UTC with milliseconds, the format of the store's timestamps."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+# -- the record ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    kind: str
+    story_id: str | None
+    session_id: str | None
+    author_name: str
+    author_email: str
+    time: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def new(cls, kind: str, *, story_id: str | None = None, session_id: str | None = None,
+            author_name: str = "", author_email: str = "",
+            payload: dict[str, Any] | None = None, time: str | None = None) -> Record:
+        return cls(id=new_id(), kind=kind, story_id=story_id, session_id=session_id,
+                   author_name=author_name, author_email=author_email,
+                   time=time or now_iso(), payload=dict(payload or {}))
+
+    def to_json(self) -> str:
+        """One line, sorted keys, UTF-8 text kept as it is."""
+        return json.dumps({"id": self.id, "kind": self.kind, "story_id": self.story_id,
+                           "session_id": self.session_id, "author_name": self.author_name,
+                           "author_email": self.author_email, "time": self.time,
+                           "payload": self.payload},
+                          ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, line: str) -> Record:
+        """Parse one line; ``ValueError`` names what is wrong with a malformed record."""
+        try:
+            data = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ValueError(f"not JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        rid = data.get("id")
+        if not isinstance(rid, str) or not _ID_RE.match(rid):
+            raise ValueError(f"bad id {rid!r}")
+        kind = data.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise ValueError(f"bad kind {kind!r}")
+        for key in ("story_id", "session_id"):
+            value = data.get(key)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError(f"bad {key} {value!r}")
+        for key in ("author_name", "author_email"):
+            if not isinstance(data.get(key, ""), str):
+                raise ValueError(f"bad {key}")
+        stamp = data.get("time")
+        if not isinstance(stamp, str) or not _TIME_RE.match(stamp):
+            raise ValueError(f"bad time {stamp!r}")
+        payload = data.get("payload", {})
+        if not isinstance(payload, dict):
+            raise ValueError("the payload is not an object")
+        return cls(id=rid, kind=kind, story_id=data.get("story_id"),
+                   session_id=data.get("session_id"), author_name=data.get("author_name", ""),
+                   author_email=data.get("author_email", ""), time=stamp, payload=payload)
+
+    @property
+    def author(self) -> str:
+        """``Name <email>`` as the store writes ``created_by``."""
+        if self.author_name and self.author_email:
+            return f"{self.author_name} <{self.author_email}>"
+        return self.author_name or self.author_email
+
+    def order(self) -> tuple[str, str, str]:
+        """The last-writer-wins order."""
+        return (self.time, self.author_email, self.id)
+
+
+def record_path(story_id: str | None, session_id: str | None) -> str:
+    """The file of the ledger tree that holds a record with these keys."""
+    if story_id:
+        return f"stories/{quote(story_id)}.jsonl"
+    if session_id:
+        return f"sessions/{quote(session_id)}.jsonl"
+    return "other.jsonl"
+
+
+def quote(name: str) -> str:
+    text = _SAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), name)
+    return "%2E" + text[1:] if text.startswith(".") else text
+
+
+def _line_id(line: bytes) -> bytes:
+    """The id of a record line without parsing all of it (``{"author_email":..`` comes
+    first, so look for the key); a line without one sorts by itself."""
+    at = line.find(b'"id":"')
+    return line[at + 6:at + 32] if at >= 0 else line
+
+
+def union_lines(*blobs: bytes) -> bytes:
+    """The sorted union of record lines, unique by id (for one id the smallest line)."""
+    by_id: dict[bytes, bytes] = {}
+    for blob in blobs:
+        for line in blob.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            key = _line_id(line)
+            old = by_id.get(key)
+            if old is None or line < old:
+                by_id[key] = line
+    return b"".join(by_id[k] + b"\n" for k in sorted(by_id))
+
+
+# -- git ---------------------------------------------------------------------------------
+
+_KEEP = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+         "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_SSH", "GIT_SSH_COMMAND",
+         "GIT_TERMINAL_PROMPT", "GIT_ASKPASS")
+
+
+class GitError(Exception):
+    """A git command of the ledger failed."""
+
+
+def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment without inherited ``GIT_*`` (a hook's ``GIT_DIR`` must not leak)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
+    env.update(extra or {})
+    return env
+
+
+def git(root: str | Path, *args: str, input: bytes | None = None, check: bool = True,
+        env: dict[str, str] | None = None, timeout: float | None = None) -> bytes:
+    proc = subprocess.run(["git", *args], cwd=str(root), input=input, capture_output=True,
+                          env=env or git_env(), timeout=timeout)
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
+    return proc.stdout
+
+
+def resolve(root: str | Path, ref: str) -> str | None:
+    out = git(root, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+    return out.decode().strip() or None
+
+
+def ledger_refs(root: str | Path) -> list[tuple[str, str]]:
+    """``(ref, object)`` of the local ledger ref and every remote's copy, in name order."""
+    out = git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/genesis/")
+    refs = []
+    for line in out.decode("utf-8", "replace").splitlines():
+        name, _, sha = line.partition(" ")
+        if name == LEDGER_REF or (name.startswith(REMOTES_PREFIX) and name.endswith("/ledger")):
+            refs.append((name, sha))
+    return refs
+
+
+def _cat_batch(root: str | Path, names: Sequence[str]) -> list[bytes | None]:
+    """The contents of objects (``None`` for a missing one) with one ``git cat-file``."""
+    if not names:
+        return []
+    out = git(root, "cat-file", "--batch", input="".join(n + "\n" for n in names).encode())
+    result: list[bytes | None] = []
+    pos = 0
+    for _ in names:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[-1] == b"missing":
+            result.append(None)
+            continue
+        size = int(header[2])
+        result.append(out[pos:pos + size])
+        pos += size + 1
+    return result
+
+
+def tree_files(root: str | Path, commit: str) -> dict[str, str] | None:
+    """``path -> blob`` of a ledger commit's tree; ``None`` when it is not a ledger."""
+    out = git(root, "ls-tree", "-r", "-z", "--full-tree", commit, check=False)
+    files: dict[str, str] = {}
+    for entry in out.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            files[path.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    if MARKER not in files:
+        return None
+    return files
+
+
+def read_blobs(root: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
+    unique = list(dict.fromkeys(shas))
+    return {sha: data or b"" for sha, data in zip(unique, _cat_batch(root, unique), strict=True)}
+
+
+def parse_blob(data: bytes, where: str, bad: list[str]) -> list[Record]:
+    out = []
+    for n, raw in enumerate(data.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            out.append(Record.from_json(raw.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError) as exc:
+            bad.append(f"{where} line {n}: {exc}")
+    return out
+
+
+def _report(bad: list[str], warn: Warn | None, what: str) -> None:
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        (warn or _stderr_warn)(f"skipped {len(bad)} malformed ledger record"
+                               f"{'s' if len(bad) > 1 else ''} in {what}: {bad[0]}{more}")
+
+
+def commit_records(root: str | Path, commit: str, *, paths: Iterable[str] | None = None,
+                   warn: Warn | None = None, what: str | None = None) -> list[Record] | None:
+    """The records of one ledger commit (only ``paths`` when given); ``None`` if the
+    commit is not a ledger."""
+    files = tree_files(root, commit)
+    if files is None:
+        return None
+    wanted = [p for p in (files if paths is None else paths) if p in files and p != MARKER]
+    blobs = read_blobs(root, [files[p] for p in wanted])
+    bad: list[str] = []
+    out: list[Record] = []
+    for p in wanted:
+        out.extend(parse_blob(blobs[files[p]], p, bad))
+    _report(bad, warn, what or commit[:12])
+    return out
+
+
+def read_records(repo_root: str | Path, ref: str | None = None, *,
+                 warn: Warn | None = None) -> Iterator[Record]:
+    """Every record of the ledger ref ``ref`` (default: the local ledger and every
+    remote's copy), each id once.  Malformed records are skipped with one warning per
+    ref; a ref that is not a ledger is skipped with one warning."""
+    refs = [(ref, resolve(repo_root, ref) or "")] if ref else ledger_refs(repo_root)
+    seen: set[str] = set()
+    for name, sha in refs:
+        if not sha:
+            continue
+        records = commit_records(repo_root, sha, warn=warn, what=name)
+        if records is None:
+            (warn or _stderr_warn)(f"{name} is not a genesis ledger; skipped")
+            continue
+        for rec in records:
+            if rec.id not in seen:
+                seen.add(rec.id)
+                yield rec
+
+
+# -- writing -------------------------------------------------------------------------------
+
+def _identity_env(root: str | Path) -> dict[str, str]:
+    """A commit identity for ledger commits: the user's, else a neutral one (a ledger
+    write must not fail because ``user.email`` is unset)."""
+    env = git_env()
+    for who in ("AUTHOR", "COMMITTER"):
+        for part, key in (("NAME", "user.name"), ("EMAIL", "user.email")):
+            var = f"GIT_{who}_{part}"
+            if not env.get(var):
+                value = git(root, "config", key, check=False).decode().strip()
+                env[var] = value or ("genesis" if part == "NAME" else "genesis@localhost")
+    return env
+
+
+def write_commit(root: str | Path, base: str | None, files: dict[str, bytes],
+                 parents: Sequence[str], message: str) -> str:
+    """A commit whose tree is ``base``'s tree with ``files`` (path -> content) written
+    over it; the marker file is always there.  Returns its SHA; no ref moves."""
+    env = _identity_env(root)
+    with tempfile.TemporaryDirectory(prefix="genesis-ledger-") as tmp:
+        index_env = dict(env, GIT_INDEX_FILE=os.path.join(tmp, "index"))
+        if base:
+            git(root, "read-tree", base, env=index_env)
+        else:
+            git(root, "read-tree", "--empty", env=index_env)
+        contents = dict(files)
+        contents.setdefault(MARKER, (FORMAT + "\n").encode())
+        names = []
+        for i, data in enumerate(contents.values()):
+            name = os.path.join(tmp, f"b{i}")
+            with open(name, "wb") as fh:
+                fh.write(data)
+            names.append(name)
+        shas = git(root, "hash-object", "-w", "--no-filters", "--stdin-paths",
+                   input="".join(n + "\n" for n in names).encode(), env=env).decode().split()
+        info = "".join(f"100644 {sha}\t{path}\n" for path, sha in zip(contents, shas, strict=True))
+        git(root, "update-index", "--add", "--index-info", input=info.encode(), env=index_env)
+        tree = git(root, "write-tree", env=index_env).decode().strip()
+    args = ["commit-tree", tree]
+    for p in parents:
+        args += ["-p", p]
+    return git(root, *args, "-m", message, env=env).decode().strip()
+
+
+def update_ref(root: str | Path, ref: str, new: str, old: str | None, reason: str) -> bool:
+    """Move ``ref`` to ``new`` only if it still points at ``old`` (``None``: only if it
+    does not exist): git's own compare-and-swap.  False when someone else moved it."""
+    zero = "0" * len(new)
+    out = subprocess.run(["git", "update-ref", "-m", reason, ref, new, old or zero],
+                         cwd=str(root), capture_output=True, env=git_env())
+    return out.returncode == 0
+
+
+def append_records(repo_root: str | Path, records: Iterable[Record], ref: str = LEDGER_REF,
+                   *, attempts: int = 20) -> str | None:
+    """Add ``records`` to the ledger ``ref`` in one commit; safe against concurrent
+    writers (compare-and-swap on the ref, retried).  Returns the new commit, or
+    ``None`` when there was nothing new to add."""
+    by_path: dict[str, list[Record]] = {}
+    for rec in records:
+        by_path.setdefault(record_path(rec.story_id, rec.session_id), []).append(rec)
+    if not by_path:
+        return None
+    for attempt in range(attempts):
+        old = resolve(repo_root, ref)
+        current = tree_files(repo_root, old) if old else {}
+        if current is None:
+            raise GitError(f"{ref} is not a genesis ledger")
+        blobs = read_blobs(repo_root, [current[p] for p in by_path if p in current])
+        changed: dict[str, bytes] = {}
+        for path, recs in by_path.items():
+            before = blobs.get(current.get(path, ""), b"")
+            after = union_lines(before, "\n".join(r.to_json() for r in recs).encode())
+            if after != before:
+                changed[path] = after
+        if not changed:
+            return None
+        n = sum(len(v) for v in by_path.values())
+        commit = write_commit(repo_root, old, changed, [old] if old else [],
+                              f"genesis ledger: {n} record{'s' if n != 1 else ''}")
+        if update_ref(repo_root, ref, commit, old, "genesis: append records"):
+            return commit
+        time.sleep(min(0.02 * (attempt + 1), 0.2))
+    raise GitError(f"{ref} kept moving; the records were not written")
+
+
+# -- the fold ------------------------------------------------------------------------------
+
+ARTIFACT_KEYS = ("role", "doc_id", "path", "section", "change_type")
+
+
+@dataclass
+class StoryState:
+    story_id: str
+    title: str | None = None
+    status: str = "draft"
+    project_id: str | None = None
+    baseline_commit_sha: str | None = None
+    created_at: str | None = None
+    created_by: str | None = None
+    updated_at: str | None = None
+    updated_by: str | None = None
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    record_ids: list[str] = field(default_factory=list)
+
+
+def artifact_key(art: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two artifacts the same: the note they bind, else the unique key of
+    ``story_artifacts`` when there is a document, else the record itself."""
+    if art.get("note_id"):
+        return ("note", art["note_id"])
+    if art.get("doc_id"):
+        return tuple(art.get(k) for k in ARTIFACT_KEYS)
+    return ("record", art["record_id"])
+
+
+def _artifact(rec: Record) -> dict[str, Any]:
+    p = rec.payload
+    item = {k: p.get(k) for k in ("role", "content", "path", "section", "doc_id",
+                                  "doc_version", "chunk_id", "change_type", "source_ref",
+                                  "source_session", "note_id")}
+    item["created_at"] = p.get("created_at") or rec.time
+    item["created_by"] = p.get("created_by") or rec.author
+    item["record_id"] = rec.id
+    item["recorded_by"] = rec.author
+    item["recorded_at"] = rec.time
+    return item
+
+
+def fold(records: Iterable[Record]) -> dict[str, StoryState]:
+    """``story_id -> state``.  The same set of records gives the same states in any
+    order: records are taken in ``(time, author_email, id)`` order."""
+    by_story: dict[str, list[Record]] = {}
+    for rec in records:
+        if rec.story_id:
+            by_story.setdefault(rec.story_id, []).append(rec)
+    retracted = {str(r.payload.get("note_id")) for recs in by_story.values() for r in recs
+                 if r.kind == "note.retracted"}
+    out: dict[str, StoryState] = {}
+    for sid, recs in by_story.items():
+        recs = sorted({r.id: r for r in recs}.values(), key=Record.order)
+        state = StoryState(story_id=sid)
+        created_title: str | None = None
+        created_status: str | None = None
+        title: str | None = None
+        status: str | None = None
+        links: dict[tuple[str, str], tuple[bool, dict[str, Any]]] = {}
+        artifacts: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for rec in recs:
+            p = rec.payload
+            if rec.kind == "story.created":
+                if created_title is None and p.get("title"):
+                    created_title = str(p["title"])
+                if created_status is None and p.get("status"):
+                    created_status = str(p["status"])
+                state.project_id = state.project_id or p.get("project_id")
+                state.baseline_commit_sha = (state.baseline_commit_sha
+                                             or p.get("baseline_commit_sha"))
+            elif rec.kind == "story.title" and p.get("title"):
+                title = str(p["title"])
+            elif rec.kind == "story.status" and p.get("status"):
+                status = str(p["status"])
+            elif rec.kind in ("link.added", "link.removed"):
+                key = (str(p.get("link_type")), str(p.get("target")))
+                if not key[1] or key[1] == "None":
+                    continue
+                item = {"link_type": key[0], "target": key[1],
+                        "description": p.get("description"), "meta": p.get("meta"),
+                        "created_at": rec.time, "record_id": rec.id,
+                        "recorded_by": rec.author}
+                links[key] = (rec.kind == "link.added", item)
+            elif rec.kind == "artifact.added":
+                art = _artifact(rec)
+                if rec.id in retracted or (art["note_id"] and str(art["note_id"]) in retracted):
+                    continue
+                artifacts.setdefault(artifact_key(art), art)
+            else:
+                continue
+            if state.created_at is None:
+                state.created_at, state.created_by = rec.time, rec.author
+            state.updated_at, state.updated_by = rec.time, rec.author
+            state.record_ids.append(rec.id)
+        state.title = title or created_title
+        state.status = status or created_status or "draft"
+        present = [item for alive, item in links.values() if alive]
+        commits = {item["target"] for item in present if item["link_type"] == "commit"}
+        state.links = sorted(present, key=lambda i: (i["created_at"], i["record_id"]))
+        state.artifacts = sorted(
+            (a for a in artifacts.values()
+             if a["source_ref"] != "commit" or a["doc_id"] in commits),
+            key=lambda a: (a["created_at"], a["record_id"]))
+        if state.record_ids:
+            out[sid] = state
+    return out
