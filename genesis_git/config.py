@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from genesis_git.errors import GenesisError
+from genesis_git.errors import ConfigError, GenesisError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -162,7 +162,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise GenesisError(f"{path}: invalid TOML: {exc}", hint="fix the file or delete it") from None
 
 
-def _merge(base: dict[str, dict[str, Any]], extra: Mapping[str, Any], origin: str) -> None:
+def _merge(base: dict[str, dict[str, Any]], extra: Mapping[str, Any], origin: str,
+           origins: dict[str, str]) -> None:
     for section, values in extra.items():
         if section not in base or not isinstance(values, Mapping):
             raise GenesisError(
@@ -188,6 +189,7 @@ def _merge(base: dict[str, dict[str, Any]], extra: Mapping[str, Any], origin: st
             if isinstance(default, str) and not isinstance(value, str):
                 raise GenesisError(f"{origin}: {section}.{name} must be a string")
             base[section][name] = value
+            origins[f"{section}.{name}"] = origin
 
 
 def _coerce_env(default: Any, text: str, var: str) -> Any:
@@ -220,25 +222,98 @@ def load_config(root: Path | None, env: Mapping[str, str] | None = None) -> Conf
     env = os.environ if env is None else env
     data = copy.deepcopy(DEFAULTS)
     sources: list[str] = []
+    origins: dict[str, str] = {}
     if root is not None:
         pyproject = root / "pyproject.toml"
         if pyproject.is_file():
             tool = _read_toml(pyproject).get("tool", {}).get("genesis")
             if tool:
-                _merge(data, tool, f"{pyproject} [tool.genesis]")
+                _merge(data, tool, f"{pyproject} [tool.genesis]", origins)
                 sources.append(str(pyproject))
         own = root / CONFIG_FILE
         if own.is_file():
-            _merge(data, _read_toml(own), str(own))
+            _merge(data, _read_toml(own), str(own), origins)
             sources.append(str(own))
     for section, values in DEFAULTS.items():
         for name, default in values.items():
             var = f"GENESIS_{section}_{name}".upper()
             if var in env and not isinstance(default, dict):
                 data[section][name] = _coerce_env(default, env[var], var)
+                origins[f"{section}.{name}"] = var
                 if f"env:{var}" not in sources:
                     sources.append(f"env:{var}")
+    validate(data, origins)
     return Config(data, sources)
+
+
+def _at_least(low: float) -> Any:
+    def check(value: Any) -> str | None:
+        return None if value >= low else f"must be {low:g} or more"
+    return check
+
+
+def _above(low: float) -> Any:
+    def check(value: Any) -> str | None:
+        return None if value > low else f"must be more than {low:g}"
+    return check
+
+
+def _one_of(*choices: str) -> Any:
+    def check(value: Any) -> str | None:
+        if str(value).strip().lower() in choices:
+            return None
+        return "must be one of " + ", ".join(choices)
+    return check
+
+
+def _regex(value: Any) -> str | None:
+    import re
+
+    if not str(value).strip():
+        return "must not be empty"
+    try:
+        re.compile(value)
+    except re.error as exc:
+        return f"is not a valid regular expression ({exc})"
+    return None
+
+
+# The values a key may take beyond its type (the type is checked when the file is read).
+CHECKS: dict[str, Any] = {
+    "index.max_file_bytes": _at_least(0),
+    "index.chunk_max_lines": _at_least(1),
+    "index.chunk_max_chars": _at_least(1),
+    "staleness.half_life_days": _above(0),
+    "embed.provider": _one_of("hash", "openai"),
+    "embed.dim": _at_least(1),
+    "embed.timeout": _above(0),
+    "embed.on_error": _one_of("fallback", "error"),
+    "search.k": _at_least(1),
+    "search.rrf_k": _at_least(0),
+    "search.mode": _one_of("hybrid", "lexical", "vector"),
+    "search.prebuild_chunks": _at_least(0),
+    "story.pattern": _regex,
+    "impact.timeout": _above(0),
+    "impact.k": _at_least(1),
+    "design.top": _at_least(1),
+    "design.brief_cards": _at_least(1),
+    "design.max_chunks": _at_least(0),
+    "design.stall_minutes": _at_least(0),
+}
+
+
+def validate(data: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str]) -> None:
+    """Refuse a value no command could use, naming the file (or variable) and the key."""
+    for key, check in CHECKS.items():
+        section, _, name = key.partition(".")
+        value = data[section][name]
+        problem = check(value)
+        if problem is None:
+            continue
+        origin = origins.get(key, "the defaults")
+        if origin.startswith("GENESIS_"):
+            raise ConfigError(f"{origin}={value}: {key} {problem}")
+        raise ConfigError(f"{origin}: {key} = {_toml_value(value)}: {problem}")
 
 
 def _toml_value(value: Any) -> str:

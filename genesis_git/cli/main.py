@@ -30,18 +30,45 @@ def debug_enabled() -> bool:
     return bool(_STATE["debug"]) or os.environ.get("GENESIS_DEBUG", "") not in ("", "0")
 
 
-def _log_traceback() -> None:
-    """Write the current traceback to the store's log file when a store is reachable."""
+def _store_folder() -> Path | None:
+    """The store folder of the repository genesis runs in, if there is one."""
     try:
-        from genesis_git.db.connect import LOG_NAME, store_dir
+        from genesis_git.db.connect import store_dir
         from genesis_git.repo import find_repo
 
-        target = store_dir(find_repo())
-        target.mkdir(parents=True, exist_ok=True)
-        with (target / LOG_NAME).open("a", encoding="utf-8") as fh:
-            fh.write(traceback.format_exc())
-    except Exception:  # pragma: no cover - logging must never fail the command
-        pass
+        return store_dir(find_repo())
+    except Exception:
+        return None
+
+
+def _log_folders() -> list[Path]:
+    """Where an internal error's traceback goes: the store's folder, else the user cache."""
+    folders = []
+    store = _store_folder()
+    if store is not None:
+        folders.append(store)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folders.append(Path(cache) / "genesis")
+    return folders
+
+
+def log_traceback() -> Path | None:
+    """Append the current traceback to ``genesis.log``; the file written (``None``: none)."""
+    from datetime import datetime, timezone
+
+    from genesis_git.db.connect import LOG_NAME
+
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    entry = f"--- {stamp} genesis {__version__}: {' '.join(sys.argv)}\n{traceback.format_exc()}"
+    for folder in _log_folders():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with (folder / LOG_NAME).open("a", encoding="utf-8") as fh:
+                fh.write(entry)
+            return folder / LOG_NAME
+        except OSError:
+            continue
+    return None
 
 
 def _silence_stdout() -> None:
@@ -52,17 +79,53 @@ def _silence_stdout() -> None:
         pass
 
 
+def _is_click_error(exc: BaseException) -> bool:
+    """A usage error or another error that click itself reports (and exits 2 for usage)."""
+    return any(cls.__name__ == "ClickException" for cls in type(exc).__mro__)
+
+
+def _dash_hint(exc: Any, args: list[str]) -> None:
+    """Say how to pass text that starts with ``-`` when it was taken for an option."""
+    ctx = getattr(exc, "ctx", None)
+    name = getattr(exc, "option_name", "") or ""
+    if ctx is None or not name or type(exc).__name__ != "NoSuchOption":
+        return
+    if not any(type(p).__name__ in ("Argument", "TyperArgument") for p in ctx.command.params):
+        return
+    import re
+    import shlex
+
+    token = next((a for a in args if a == name or (a.startswith(name) and
+                                                    not a.startswith("--"))), name)
+    shown = token if re.fullmatch(r"[-\w.,:/@+=%]+", token) else shlex.quote(token)
+    exc.message = (f"{exc.message} (if {token} is text, not an option, put it after '--': "
+                   f"{ctx.command_path} -- {shown})")
+
+
+def _fail(exc: GenesisError) -> typer.Exit:
+    if debug_enabled():
+        traceback.print_exc()
+    sys.stderr.write(f"genesis: error: {exc}\n")
+    return typer.Exit(int(exc.exit_code))
+
+
 class GenesisGroup(TyperGroup):
-    """Turns a :class:`GenesisError` into one line on stderr and its exit code."""
+    """The one error boundary: every failure becomes one line on stderr and an :class:`ExitCode`.
+
+    * usage errors (an unknown option, a missing argument, a bad value) are click's
+      to report: usage, the error, exit 2;
+    * a :class:`GenesisError`, and a store that is locked, corrupt or read-only:
+      ``genesis: error: …``, exit 1 (3 for the environment);
+    * anything else is a bug: ``genesis: internal error: …`` naming the log file
+      that holds the traceback, exit 70.
+    """
 
     def invoke(self, ctx: Any) -> Any:
+        args = [*getattr(ctx, "_protected_args", getattr(ctx, "protected_args", [])), *ctx.args]
         try:
             return super().invoke(ctx)
         except GenesisError as exc:
-            if debug_enabled():
-                traceback.print_exc()
-            sys.stderr.write(f"genesis: error: {exc}\n")
-            raise typer.Exit(int(exc.exit_code)) from None
+            raise _fail(exc) from None
         except KeyboardInterrupt:
             sys.stderr.write("genesis: interrupted\n")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
@@ -73,12 +136,26 @@ class GenesisGroup(TyperGroup):
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:
-            if debug_enabled():
+            if _is_click_error(exc):
+                _dash_hint(exc, args)
                 raise
-            _log_traceback()
-            sys.stderr.write(f"genesis: internal error: {type(exc).__name__}: {exc} "
-                             "(run with --debug for the traceback)\n")
-            raise typer.Exit(int(ExitCode.USER_ERROR)) from None
+            from genesis_git.errors import store_error
+
+            user = store_error(exc)
+            if user is not None:
+                folder = _store_folder()
+                if folder is not None:
+                    from genesis_git.db.connect import DB_NAME
+
+                    user = store_error(exc, folder / DB_NAME) or user
+                raise _fail(user) from None
+            where = log_traceback()
+            if debug_enabled():
+                traceback.print_exc()
+            tail = (f"the traceback is in {where}" if where is not None
+                    else "run with --debug for the traceback")
+            sys.stderr.write(f"genesis: internal error: {type(exc).__name__}: {exc} ({tail})\n")
+            raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
 
 def _new_app() -> typer.Typer:

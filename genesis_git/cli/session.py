@@ -121,6 +121,7 @@ def _render_summary(s: dict[str, Any]) -> None:
 def status(json_out: JsonOpt = False) -> None:
     """Show the active session of this worktree (exit 1 when there is none)."""
     from genesis_git.cli.output import echo, emit_json
+    from genesis_git.errors import ExitCode
     from genesis_git.session import active_session, open_context, summary
 
     ctx = open_context()
@@ -130,7 +131,7 @@ def status(json_out: JsonOpt = False) -> None:
             emit_json({"active": None})
         else:
             echo("no active session (start one with `genesis session start`)")
-        raise typer.Exit(1)
+        raise typer.Exit(int(ExitCode.USER_ERROR))
     s = summary(ctx, row)
     if json_out:
         emit_json({"active": s})

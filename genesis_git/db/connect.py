@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from genesis_git.db.migrations import migrate
-from genesis_git.errors import StoreError
+from genesis_git.errors import StoreError, store_error
 from genesis_git.repo import Repo
 
 DB_NAME = "genesis.db"
@@ -49,6 +49,20 @@ def search_base_path(conn: sqlite3.Connection, session_id: str) -> Path | None:
     return Path(db).parent / SEARCH_DIR / f"{session_id}.idx"
 
 
+def _make_folder(folder: Path) -> None:
+    """The store's folder, created when missing; a file in its place is the user's to fix."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        home = os.environ.get("GENESIS_HOME")
+        shown = f"GENESIS_HOME={home}" if home else str(folder)
+        raise StoreError(f"{shown} is not a folder",
+                         hint="point GENESIS_HOME at a folder, or unset it") from None
+    except PermissionError as exc:
+        raise StoreError(f"cannot create the store folder {folder}: {exc.strerror}",
+                         hint="check the folder's permissions") from None
+
+
 def busy_timeout_ms() -> int:
     try:
         return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))
@@ -67,7 +81,7 @@ def connect(path: Path | str, *, create: bool = True, readonly: bool = False) ->
         p = Path(path)
         if not p.exists() and not create:
             raise StoreError(f"no genesis store at {p}", hint="run `genesis init`")
-        p.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(p.parent)
         new = not p.exists() or p.stat().st_size == 0
     try:
         if readonly and path != ":memory:":
@@ -90,17 +104,8 @@ def connect(path: Path | str, *, create: bool = True, readonly: bool = False) ->
         if not readonly:
             migrate(conn)
     except sqlite3.DatabaseError as exc:
-        text = str(exc)
-        if "not a database" in text or "malformed" in text:
-            raise StoreError(f"the genesis store at {path} is corrupt ({text})",
-                             hint="run `genesis doctor`; move the file aside to start afresh") from None
-        if "locked" in text or "busy" in text:
-            raise StoreError(f"the genesis store at {path} is locked by another process",
-                             hint="retry in a moment") from None
-        if "readonly" in text or "read-only" in text or "unable to open" in text:
-            raise StoreError(f"the genesis store at {path} cannot be written ({text})",
-                             hint="check the folder's permissions") from None
-        raise StoreError(f"the genesis store at {path} cannot be used: {text}") from None
+        raise (store_error(exc, path) or StoreError(
+            f"the genesis store at {path} cannot be used: {exc}")) from None
     return conn
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
+from genesis_git.errors import ExitCode
 from genesis_git.hooks.runtime import HookRepo, open_store, store_path, story_settings
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     HookFn = Callable[[HookRepo, Sequence[str]], int]
 
-REJECT = 65
+REJECT = ExitCode.COMMIT_REJECTED  # the shim turns it into 1: git's own rejection
 INDEX_MODES = ("background", "inline", "off")
 
 
@@ -45,7 +46,7 @@ def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
             sys.stderr.write(
                 f"genesis: commit rejected: the subject names no story id (pattern {pattern}, "
                 'e.g. "STORY-12: ..."; a "Story:" trailer also counts)\n')
-            return REJECT
+            return int(REJECT)
     if merging or not os.path.exists(store_path(repo)):
         return 0
     from genesis_git.story.ledger import active_session
@@ -190,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args or args[0] not in HOOKS:
         sys.stderr.write("usage: python -m genesis_git.hooks.run "
                          "{commit-msg|post-commit|post-rewrite} [args]\n")
-        return 2
+        return ExitCode.USAGE
     hook, rest = args[0], args[1:]
     repo: HookRepo | None = None
     try:
