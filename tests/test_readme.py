@@ -33,3 +33,23 @@ def test_every_cli_reference_link_resolves() -> None:
     for target in re.findall(r"\]\(([^)#]+)\)", README):
         if "://" not in target:
             assert (ROOT / target).exists(), target
+
+
+def test_the_hooks_path_advice_runs_as_written(repo, tmp_path) -> None:
+    """Troubleshooting's `genesis hooks install --hooks-path …` works when copied as is."""
+    import shlex
+    import subprocess
+    import sys
+
+    from conftest import git
+
+    advice = [c for c in re.findall(r"`(genesis hooks install [^`]*)`", README) if "--hooks-path" in c]
+    assert advice, "the README no longer says how to install into core.hooksPath"
+    hooks_dir = tmp_path / "shared-hooks"
+    git(repo, "config", "core.hooksPath", str(hooks_dir))
+    for command in advice:
+        args = shlex.split(command)[1:]
+        proc = subprocess.run([sys.executable, "-m", "genesis_git", *args], cwd=repo,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, (command, proc.stderr)
+        assert (hooks_dir / "commit-msg").is_file()
