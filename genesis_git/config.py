@@ -285,7 +285,7 @@ CHECKS: dict[str, Any] = {
     "index.chunk_max_chars": _at_least(1),
     "staleness.half_life_days": _above(0),
     "embed.provider": _one_of("hash", "openai"),
-    "embed.dim": _at_least(1),
+    "embed.dim": _at_least(8),
     "embed.timeout": _above(0),
     "embed.on_error": _one_of("fallback", "error"),
     "search.k": _at_least(1),

@@ -111,14 +111,14 @@ def test_openai_key_comes_from_the_named_variable(tmp_path: Path,
     ('provider = "openai"\nbase_url = "http://x/v1"\n',
      'embed.provider is "openai" but embed.model is empty '
      "(set embed.model to the endpoint's embedding model)"),
-    ('provider = "bert"\n', "unknown embed.provider 'bert' (valid providers: hash, openai)"),
-    ("dim = 4\n", "embed.dim = 4 is too small (use 8 or more (256 is the default))"),
+    ('provider = "bert"\n', '{file}: embed.provider = "bert": must be one of hash, openai'),
+    ("dim = 4\n", "{file}: embed.dim = 4: must be 8 or more"),
 ])
 def test_bad_embed_config_is_one_clear_line(tmp_path: Path, toml: str, message: str) -> None:
     (tmp_path / ".genesis.toml").write_text("[embed]\n" + toml)
     with pytest.raises(GenesisError) as err:
         get_embedder(load_config(tmp_path, env={}))
-    assert str(err.value) == message
+    assert str(err.value) == message.format(file=tmp_path / ".genesis.toml")
 
 
 def test_openai_id_is_safe_for_a_cache_key() -> None:
