@@ -23,8 +23,10 @@ user's synonym table never changes the cache.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -294,23 +296,41 @@ class QueryTerm:
 SYNONYM_WEIGHT = 0.5
 
 
-def analyze_query(text: str, synonyms: SynonymTable | None = None) -> list[QueryTerm]:
-    """Unique query terms, then the synonyms they bring (weight 0.5), in a stable order."""
+def analyze_query(text: str, synonyms: SynonymTable | None = None,
+                  max_terms: int | None = None) -> list[QueryTerm]:
+    """Unique query terms, then the synonyms they bring (weight 0.5), in a stable order.
+
+    With ``max_terms``, a text of more distinct words than that keeps only the
+    ``max_terms`` weightiest of them (:func:`weightiest`: the most repeated,
+    then the first) before synonyms are looked up.
+    """
+    return analyze_query_counted(text, synonyms, max_terms)[0]
+
+
+def analyze_query_counted(text: str, synonyms: SynonymTable | None = None,
+                          max_terms: int | None = None) -> tuple[list[QueryTerm], int]:
+    """:func:`analyze_query`, and the number of distinct words of ``text``."""
     table = synonyms if synonyms is not None else default_synonyms()
     terms: dict[str, QueryTerm] = {}
-    base = unique(tokenize(text))
+    tokens = tokenize(text)
+    base = unique(tokens)
+    distinct = len(base)
+    if max_terms is not None and distinct > max_terms:
+        counts = Counter(tokens)
+        keep = weightiest({t: term_priority(1.0, counts[t]) for t in base}, max_terms)
+        base = [t for t in base if t in keep]
     for tok in base:
         terms[tok] = QueryTerm(tok, 1.0, "query")
     sources: list[str] = list(base)
     for cjk in table.cjk_terms_in(text):
-        if cjk not in sources:
+        if cjk not in terms and cjk not in sources:
             sources.append(cjk)
     for src in sources:
         for syn in table.lookup(src):
             for tok in unique(tokenize(syn)):
                 if tok not in terms:
                     terms[tok] = QueryTerm(tok, SYNONYM_WEIGHT, f"synonym:{src}")
-    return list(terms.values())
+    return list(terms.values()), distinct
 
 
 _DEFAULT_TABLE: SynonymTable | None = None
@@ -321,3 +341,65 @@ def default_synonyms() -> SynonymTable:
     if _DEFAULT_TABLE is None:
         _DEFAULT_TABLE = SynonymTable()
     return _DEFAULT_TABLE
+
+
+# -- what one query may cost ---------------------------------------------------------
+#
+# Agents paste whole issues, stack traces and logs as queries.  Two bounds keep
+# the work of any query close to that of a normal one: only the first
+# MAX_QUERY_CHARS characters are read, and only the MAX_QUERY_TERMS weightiest
+# distinct terms are scored.  Both callers (search and impact) report what
+# they left out.
+
+MAX_QUERY_CHARS = 32_768
+MAX_QUERY_TERMS = 32
+
+
+def bound_query(text: str, limit: int = MAX_QUERY_CHARS) -> tuple[str, int]:
+    """``text`` cut to at most ``limit`` characters, and how many characters were left out.
+
+    The cut falls on the last whitespace of the final 200 characters when there
+    is one, so that no word is read half.
+    """
+    if len(text) <= limit:
+        return text, 0
+    head = text[:limit]
+    space = max(head.rfind(" ", limit - 200), head.rfind("\n", limit - 200))
+    if space > 0:
+        head = head[:space]
+    return head, len(text) - len(head)
+
+
+def term_priority(weight: float, count: int) -> float:
+    """How much a distinct term of a query is worth keeping: its weight, more when repeated."""
+    return weight * (1.0 + 0.5 * math.log(count)) if count > 1 else weight
+
+
+def weightiest(priority: Mapping[str, float], limit: int = MAX_QUERY_TERMS) -> set[str]:
+    """The ``limit`` terms of highest priority; among equals, those that come first."""
+    if len(priority) <= limit:
+        return set(priority)
+    order = sorted(enumerate(priority.items()), key=lambda x: (-x[1][1], x[0]))
+    return {term for _, (term, _) in order[:limit]}
+
+
+def bound_notes(total_chars: int, left_out_chars: int, total_terms: int, kept_terms: int
+                ) -> list[str]:
+    """The warnings that say what a bounded query left out (none when nothing was)."""
+    notes: list[str] = []
+    if left_out_chars:
+        notes.append(f"long query: only its first {total_chars - left_out_chars:,} of "
+                     f"{total_chars:,} characters were read")
+    if kept_terms < total_terms:
+        notes.append(f"the query has {total_terms:,} distinct terms: the {kept_terms} "
+                     "weightiest were used")
+    return notes
+
+
+def quoted(text: str, width: int = 60) -> str:
+    """``text`` quoted for a message, shortened when long: never a whole pasted log."""
+    text = text.strip()
+    if len(text) <= width:
+        return repr(text)
+    flat = " ".join(text[: width * 4].split())
+    return f"{flat[:width].rstrip()!r}… ({len(text):,} characters)"

@@ -90,6 +90,7 @@ def impact(
     from genesis_git.impact.agent import ImpactOptions, analyse_requirement, investigate
     from genesis_git.impact.engines import get_engine
     from genesis_git.session import ensure_session, open_context
+    from genesis_git.text import quoted
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
@@ -117,7 +118,7 @@ def impact(
     elif report.matched:
         _render_text(report)
     if not report.matched:
-        text = f"nothing in the index matches {requirement.strip()!r}"
+        text = f"nothing in the index matches {quoted(requirement)}"
         if report.suggestions:
             text += "; close terms: " + ", ".join(report.suggestions)
         note(text)

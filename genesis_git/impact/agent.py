@@ -17,6 +17,7 @@ described in :mod:`genesis_git.impact.result`.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from genesis_git.impact.prompt import PromptChunk, build_prompt, parse_answer
 from genesis_git.impact.rank import Ranking, RankOptions, Weights, rank
 from genesis_git.impact.result import best_chunk, cross_reference_result, evidence_lines
 from genesis_git.impact.signals import QueryInfo, analyze
-from genesis_git.text import SynonymTable
+from genesis_git.text import SynonymTable, bound_query, quoted
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
@@ -162,13 +163,13 @@ class ImpactAgent:
         corpus = self.corpus(scope)
         ranking = self._rank(q, corpus)
         result = cross_reference_result(requirement, q, corpus, ranking, k)
-        report = ImpactReport(result, matched_terms=ranking.matched_terms)
+        report = ImpactReport(result, warnings=list(q.notes), matched_terms=ranking.matched_terms)
         if not ranking.files:
             report.suggestions = suggest_terms(q, corpus)
         if use_rag or prompt_only:
             chunks = self._prompt_chunks(q, corpus, ranking, scope, requirement)
             candidates = [(f.path, f.score) for f in ranking.files[:k]]
-            report.prompt = build_prompt(requirement, chunks, candidates)
+            report.prompt = build_prompt(bound_query(requirement)[0], chunks, candidates)
             if use_rag and not prompt_only:
                 self._ask_engine(report, q, corpus, ranking, k)
         self.warnings = report.warnings
@@ -212,7 +213,7 @@ def analyse_requirement(requirement: str, synonyms: SynonymTable | None = None) 
                          hint='e.g. genesis impact "订单表新增字段 discount_code"')
     q = analyze(requirement, synonyms)
     if q.empty:
-        raise UsageError(f"the requirement {requirement.strip()!r} has no searchable terms "
+        raise UsageError(f"the requirement {quoted(requirement)} has no searchable terms "
                          "(only stopwords or punctuation)")
     return q
 
@@ -252,11 +253,19 @@ def merge_llm(xref: dict[str, Any], impacts: list[dict[str, Any]], q: QueryInfo,
 
 
 def suggest_terms(q: QueryInfo, corpus: Corpus, n: int = 5) -> list[str]:
-    """Close terms from the corpus vocabulary for a requirement that matched nothing."""
+    """Close terms from the corpus vocabulary for a requirement that matched nothing.
+
+    Only the ``2 * n`` weightiest terms are looked up, each against the words of
+    a length that can reach the cutoff (the others could not match anyway).
+    """
     vocab = corpus.vocabulary()
-    keys = sorted(vocab)
+    by_length = corpus.vocabulary_by_length()
     out: list[str] = []
-    for term in sorted(q.weights, key=lambda t: (-q.weights[t], t)):
+    for term in sorted(q.weights, key=lambda t: (-q.weights[t], t))[: 2 * n]:
+        size = len(term)
+        # difflib's ratio is at most 2 * min(a, b) / (a + b): within 0.7 only for these lengths
+        keys = [k for length in range(math.ceil(size * 0.7 / 1.3), math.floor(size * 1.3 / 0.7) + 1)
+                for k in by_length.get(length, ())]
         for key in difflib.get_close_matches(term, keys, n=2, cutoff=0.7):
             word = vocab[key]
             near = any(word.startswith(o) and len(word) - len(o) <= 2 for o in out)

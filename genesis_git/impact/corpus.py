@@ -55,12 +55,28 @@ class Corpus:
 
     files: dict[str, FileDoc]
     session_id: str | None = None
+    _vocab: dict[str, str] | None = field(default=None, repr=False)
+    _by_length: dict[int, list[str]] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.files)
 
     def vocabulary(self) -> dict[str, str]:
         """Every distinct token and identifier of the corpus: lower-case key -> as written."""
+        if self._vocab is None:
+            self._vocab = self._read_vocabulary()
+        return self._vocab
+
+    def vocabulary_by_length(self) -> dict[int, list[str]]:
+        """The keys of :meth:`vocabulary` by their length, sorted."""
+        if self._by_length is None:
+            groups: dict[int, list[str]] = {}
+            for key in sorted(self.vocabulary()):
+                groups.setdefault(len(key), []).append(key)
+            self._by_length = groups
+        return self._by_length
+
+    def _read_vocabulary(self) -> dict[str, str]:
         vocab: dict[str, str] = {}
         raw: set[str] = set()
         for f in self.files.values():

@@ -18,12 +18,23 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from genesis_git.text import QueryTerm, SynonymTable, analyze_query, default_synonyms, tokenize
+from genesis_git.text import (
+    MAX_QUERY_TERMS,
+    QueryTerm,
+    SynonymTable,
+    analyze_query_counted,
+    bound_notes,
+    bound_query,
+    default_synonyms,
+    tokenize,
+    weightiest,
+)
 
 # -- cleaning ----------------------------------------------------------------
 
 _URL = re.compile(r"\b(?:https?|ftp)://\S+", re.IGNORECASE)
-_EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?")
+# from the start of a word only: a long run of letters without an ``@`` is one pass
+_EMAIL = re.compile(r"<?(?<![\w.+-])[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+>?")
 _TRAILER = re.compile(
     r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|"
     r"suggested-by|helped-by|cc|change-id|dependabot-\w+)\s*:.*$", re.IGNORECASE | re.MULTILINE)
@@ -60,9 +71,9 @@ _CODE_EXT = {"py", "js", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "rb", "ph
              "vue", "sh", "cfg", "ini", "lock", "mjs", "cjs", "scss", "proto", "graphql", "ipynb"}
 
 
-def _cjk_synonym(token: str, terms: list[QueryTerm]) -> bool:
-    """The token also reaches the query as the synonym of a Chinese term (订单 -> order)."""
-    return any(t.term == token and t.origin.startswith("synonym:") for t in terms)
+def _synonym_terms(terms: list[QueryTerm]) -> set[str]:
+    """Tokens that also reach the query as the synonym of a term (订单 -> order)."""
+    return {t.term for t in terms if t.origin.startswith("synonym:")}
 
 
 def _is_identifier(word: str) -> bool:
@@ -99,6 +110,7 @@ class QueryInfo:
     mentions_table: bool = False
     mentions_field: bool = False
     part_tokens: set[str] = field(default_factory=set)  # only ever a part of a longer identifier
+    notes: list[str] = field(default_factory=list)  # what the bounds of a long query left out
 
     def names(self, token: str) -> bool:
         """The query names ``token`` as a word of its own (not only inside ``OrderService``)."""
@@ -112,17 +124,18 @@ class QueryInfo:
 def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:
     """Weighted query terms, identifiers, file names and intent of a requirement."""
     table = synonyms if synonyms is not None else default_synonyms()
-    text = clean_requirement(requirement)
+    bounded, left_out = bound_query(requirement)
+    text = clean_requirement(bounded)
     hints: list[str] = []
     for m in _FILE_HINT.finditer(text):
         cand = m.group(1)
         ext = cand.rsplit(".", 1)[-1].lower()
-        if ext in _CODE_EXT and cand not in hints:
+        if ext in _CODE_EXT and cand not in hints and len(hints) < MAX_QUERY_TERMS:
             hints.append(cand)
     # a named file counts with the words of its path, not with its extension
     plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
                            if m.group(1) in hints else m.group(0), text)
-    terms = analyze_query(plain, table)
+    terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS)
     counts = Counter(tokenize(plain))
     weights: dict[str, float] = {}
     for t in terms:
@@ -131,16 +144,21 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         if t.term in ACTION_WORDS:
             boost *= ACTION_WEIGHT
         weights[t.term] = round(t.weight * boost, 6)
-    idents: list[str] = []
+    if n_terms > MAX_QUERY_TERMS:  # and the synonyms of the words kept
+        keep = weightiest(weights)
+        weights = {t: w for t, w in weights.items() if t in keep}
+        terms = [t for t in terms if t.term in keep]
+    idents: dict[str, None] = {}
     ident_tokens: dict[str, str] = {}
     for m in _IDENT.finditer(plain):
         word = m.group(0)
-        if _is_identifier(word) and word not in idents:
-            idents.append(word)
-            for part in word.split("."):
-                toks = tokenize(part)
-                if toks:
-                    ident_tokens.setdefault(toks[0], part)
+        if word not in idents and _is_identifier(word):
+            parts_of = [(toks[0], part) for part in word.split(".") if (toks := tokenize(part))]
+            if n_terms > MAX_QUERY_TERMS and not any(tok in weights for tok, _ in parts_of):
+                continue  # a term left out by the bound
+            idents[word] = None
+            for tok, part in parts_of:
+                ident_tokens.setdefault(tok, part)
     wholes: set[str] = set()
     parts: set[str] = set()
     for m in _WORD_RUN.finditer(plain):
@@ -154,11 +172,12 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
     if _ADD.search(text):
         intent = "add"
     return QueryInfo(
-        requirement=requirement, terms=terms, weights=weights, identifiers=idents,
+        requirement=requirement, terms=terms, weights=weights, identifiers=list(idents),
         ident_tokens=ident_tokens, file_hints=hints, intent=intent,
         mentions_table=bool(_TABLE_WORD.search(text)),
         mentions_field=bool(_FIELD_WORD.search(text)),
-        part_tokens={t for t in parts - wholes if t in weights and not _cjk_synonym(t, terms)})
+        part_tokens=(parts - wholes - _synonym_terms(terms)) & weights.keys(),
+        notes=bound_notes(len(requirement), left_out, n_terms, len(weights)))
 
 
 # -- kinds of files ---------------------------------------------------------------

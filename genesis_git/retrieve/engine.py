@@ -22,7 +22,7 @@ from genesis_git.rag.embeddings import (
 from genesis_git.retrieve.explain import contributions, matched
 from genesis_git.retrieve.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.retrieve.lexical import LexicalScores, lexical_scores
-from genesis_git.retrieve.query import analyse
+from genesis_git.retrieve.query import analyse, analyse_bounded
 from genesis_git.retrieve.results import Hit, SearchOptions, SearchResult
 from genesis_git.retrieve.session_index import (
     SessionIndex,
@@ -31,7 +31,7 @@ from genesis_git.retrieve.session_index import (
     session_index,
 )
 from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows, query_vector
-from genesis_git.text import QueryTerm
+from genesis_git.text import QueryTerm, bound_query
 
 if TYPE_CHECKING:
     from genesis_git.session import Context
@@ -82,11 +82,11 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     """Search the rows that session ``session_id`` maps (see :mod:`genesis_git.retrieve`)."""
     opts = (opts or SearchOptions()).validated()
     config = ctx.config
-    terms = analyse(config, query)
+    terms, notes = analyse_bounded(config, query)
     embedder = get_embedder(config)
     idx = session_index(ctx.conn, session_id, embedder_id(embedder))
     rrf_k = max(1, config.int("search.rrf_k"))
-    warnings: list[str] = []
+    warnings: list[str] = list(notes)
     mode = opts.mode
     mask = filter_mask(idx, opts)
     lex = lexical_scores(idx, terms)
@@ -94,7 +94,7 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     if mode in ("vector", "hybrid") and idx.n_rows:
         try:
             idf = {t.term: t.idf for t in lex.stats.terms}
-            vec = cosine_rows(idx, query_vector(embedder, query, terms, idf))
+            vec = cosine_rows(idx, query_vector(embedder, bound_query(query)[0], terms, idf))
             if isinstance(embedder, HashingEmbedder):
                 # hashed features of two texts overlap without a shared word only by collision
                 vec = np.where(lex.content > 0, vec, 0.0)

@@ -11,18 +11,34 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from genesis_git.errors import GenesisError, UsageError
-from genesis_git.text import QueryTerm, SynonymTable, analyze_query, tokenize
+from genesis_git.text import (
+    MAX_QUERY_TERMS,
+    QueryTerm,
+    SynonymTable,
+    analyze_query_counted,
+    bound_notes,
+    bound_query,
+    quoted,
+    term_priority,
+    tokenize,
+    weightiest,
+)
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
 
 _SYNONYMS: dict[str, SynonymTable] = {}
 LINK_WEIGHT = 0.25
-_LINK = re.compile(r"(?:https?|ftp|file)://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+# an e-mail address is matched only from the start of a word, so that a long run of
+# letters without an ``@`` costs one pass, not one pass per letter
+_LINK = re.compile(r"(?:https?|ftp|file)://\S+|www\.\S+|"
+                   r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+")
 
 
 def synonym_table(config: Config) -> SynonymTable:
@@ -38,13 +54,30 @@ def synonym_table(config: Config) -> SynonymTable:
 
 def analyse(config: Config, query: str) -> list[QueryTerm]:
     """The query's terms; a clear error for an empty or stopword-only query."""
+    return analyse_bounded(config, query)[0]
+
+
+def analyse_bounded(config: Config, query: str) -> tuple[list[QueryTerm], list[str]]:
+    """The query's terms, within the bounds of :mod:`genesis_git.text`, and what was left out.
+
+    Only the first :data:`~genesis_git.text.MAX_QUERY_CHARS` characters are read
+    and only the :data:`~genesis_git.text.MAX_QUERY_TERMS` weightiest terms are
+    kept (a term's weight, more when the query repeats it), so that a pasted log
+    costs about what a short query does.
+    """
     if not query or not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
-    terms = _demote_links(query, analyze_query(query, synonym_table(config)))
+    text, left_out = bound_query(query)
+    found, distinct = analyze_query_counted(text, synonym_table(config), MAX_QUERY_TERMS)
+    terms = _demote_links(text, found)
     if not terms:
-        raise GenesisError(f"the query {query.strip()!r} has only stopwords: nothing to search for",
+        raise GenesisError(f"the query {quoted(query)} has only stopwords: nothing to search for",
                            hint="add a word that names what you are looking for")
-    return terms
+    if distinct > MAX_QUERY_TERMS:  # and the synonyms of the words kept
+        counts = Counter(tokenize(text))
+        keep = weightiest({t.term: term_priority(t.weight, counts.get(t.term, 1)) for t in terms})
+        terms = [t for t in terms if t.term in keep]
+    return terms, bound_notes(len(query), left_out, distinct, len(terms))
 
 
 def _demote_links(query: str, terms: list[QueryTerm]) -> list[QueryTerm]:
