@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import genesis_cmd
 from genesis_git.errors import GenesisError, UsageError
 from genesis_git.impact.agent import analyse_requirement, investigate
 from genesis_git.impact.signals import analyze
@@ -28,6 +27,8 @@ from genesis_git.text import (
     term_priority,
     weightiest,
 )
+
+from conftest import genesis_cmd
 
 
 def _words(n: int, seed: int = 7) -> list[str]:
