@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,23 @@ MAGIC = b"GNSARR01"
 ALIGN = 64
 
 
-def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+@dataclass(frozen=True)
+class Spilled:
+    """An array already written, raw and C-ordered, to a file of its own (copied in pieces)."""
+
+    file: Path
+    dtype: np.dtype
+    shape: tuple[int, ...]
+
+    @property
+    def nbytes(self) -> int:
+        n = self.dtype.itemsize
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def save(path: Path, arrays: dict[str, np.ndarray | Spilled], meta: dict[str, Any]) -> None:
     entries: dict[str, dict[str, Any]] = {}
     offset = 0
     for name, arr in arrays.items():
@@ -42,7 +60,13 @@ def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Non
             for name, arr in arrays.items():
                 pos = start + entries[name]["offset"]
                 fh.write(b"\0" * (pos - fh.tell()))
-                fh.write(np.ascontiguousarray(arr).tobytes())
+                if isinstance(arr, Spilled):
+                    with arr.file.open("rb") as src:
+                        shutil.copyfileobj(src, fh, 1 << 20)
+                    if fh.tell() != pos + arr.nbytes:
+                        raise ValueError(f"spilled array {name} has the wrong size")
+                else:
+                    fh.write(np.ascontiguousarray(arr).tobytes())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

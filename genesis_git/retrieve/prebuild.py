@@ -67,6 +67,27 @@ def _claim(marker: Path) -> bool:
     return False  # pragma: no cover - another process claimed it in between
 
 
+def wait_running(base: Path, timeout: float = MARKER_TTL, poll: float = 0.1) -> bool:
+    """Wait while a live background build of ``base`` runs; ``True`` when one was waited for.
+
+    A search that needs the base while the background process builds it waits
+    for that file instead of building a second copy beside it on the same cores.
+    """
+    marker = _marker(base)
+    waited = False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            age = time.time() - marker.stat().st_mtime
+        except FileNotFoundError:
+            return waited
+        if age >= MARKER_TTL:
+            return waited  # left by a build that died
+        waited = True
+        time.sleep(poll)
+    return waited
+
+
 def maybe_spawn(ctx: Context, session_id: str) -> bool:
     """Start the background build when :func:`wanted` and no build of this session is
     running; ``True`` when a process was started."""
@@ -97,7 +118,7 @@ def build(root: str, session_id: str) -> bool:
     row = ctx.conn.execute("SELECT status FROM sessions WHERE id=?", (session_id,)).fetchone()
     if row is None or row[0] != "active":
         return False
-    session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))
+    session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)), wait=False)
     return True
 
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from genesis_git.db.connect import search_base_path, store_file
-from genesis_git.retrieve import arrayfile
+from genesis_git.retrieve import arrayfile, basebuild
 from genesis_git.retrieve.termindex import Part, TermIndex
 from genesis_git.text import TOKENIZER_VERSION, tokenize
 
@@ -178,10 +178,14 @@ def _decode_paths(raw: np.ndarray) -> list[str]:
     return raw.tobytes().decode("utf-8", "surrogateescape").split("\0")
 
 
+def _meta(embedder: str, n_paths: int) -> dict[str, Any]:
+    return {"format": CACHE_FORMAT, "tokenizer": TOKENIZER_VERSION, "embedder": embedder,
+            "n_paths": n_paths}
+
+
 def save_base(path: Path, base: Base) -> None:
     """Write the base atomically (a temporary file renamed over the old one)."""
-    meta = {"format": CACHE_FORMAT, "tokenizer": TOKENIZER_VERSION, "embedder": base.embedder,
-            "n_paths": len(base.paths.paths)}
+    meta = _meta(base.embedder, len(base.paths.paths))
     arrays: dict[str, np.ndarray] = {
         "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
         "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start,
@@ -189,7 +193,35 @@ def save_base(path: Path, base: Base) -> None:
         "paths": _encode_paths(base.paths.paths),
         **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
     }
-    arrayfile.save(path, arrays, meta)
+    arrayfile.save(path, arrays, meta)  # type: ignore[arg-type]
+
+
+def stream_base(conn: sqlite3.Connection, path: Path, embedder: str, blobs: np.ndarray,
+                stamps: np.ndarray, paths: list[str]) -> Base | None:
+    """Build the base of ``blobs`` batch by batch straight into ``path`` and map it.
+
+    The same file as :func:`save_base` of the base built in memory, without
+    ever holding every chunk's tokens and vector (:mod:`basebuild`);
+    ``stamps`` are those of ``blobs`` (one per entry).
+    """
+    blob_ids = _unique(blobs.astype(np.int64))
+    stamp_of = np.zeros(blob_ids.shape[0], dtype=np.uint32)
+    if blobs.shape[0]:
+        stamp_of[np.searchsorted(blob_ids, blobs)] = stamps
+    folder = basebuild.spill_folder(path)
+    try:
+        built = basebuild.stream_chunks(conn, blob_ids, folder)
+        pathset = PathSet.build(paths)
+        arrays: dict[str, np.ndarray | arrayfile.Spilled] = {
+            "blob_ids": built.blob_ids, "blob_ptr": built.blob_ptr,
+            "chunk_ids": built.chunk_ids, "start": built.start, "emb_t": built.emb_t,
+            "blob_stamp": stamp_of, "paths": _encode_paths(pathset.paths),
+            **{f"c_{k}": v for k, v in built.content.items()}, **pathset.index.arrays("p_"),
+        }
+        arrayfile.save(path, arrays, _meta(embedder, len(pathset.paths)))
+    finally:
+        basebuild.remove(folder)
+    return read_base(path)
 
 
 def read_base(path: Path) -> Base | None:
@@ -320,21 +352,27 @@ def _state(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
 
 
-def session_index(conn: sqlite3.Connection, session_id: str, embedder: str) -> SessionIndex:
-    """The session's rows over its chunk index, from memory, from disk, or built now."""
+def session_index(conn: sqlite3.Connection, session_id: str, embedder: str, *,
+                  wait: bool = True) -> SessionIndex:
+    """The session's rows over its chunk index, from memory, from disk, or built now.
+
+    With ``wait``, a base that the background build is writing is waited for
+    rather than built a second time (the background build itself does not wait).
+    """
     key = (store_file(conn), session_id, embedder)
     state = _state(conn)
     memo = _MEMO.get(key)
     # data_version only sees other connections' commits, total_changes only this one's
     if memo is not None and memo[0] is conn and memo[1] == state and key[0]:
         return memo[2]
-    idx = _assemble(conn, session_id, embedder)
+    idx = _assemble(conn, session_id, embedder, wait)
     _MEMO.clear()  # one session at a time is enough for a process
     _MEMO[key] = (conn, _state(conn), idx)
     return idx
 
 
-def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str) -> SessionIndex:
+def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str,
+              wait: bool = True) -> SessionIndex:
     rows, blobs, stamps = _read_map(conn, session_id)
     file = search_base_path(conn, session_id)
     base = read_base(file) if file is not None else None
@@ -345,14 +383,24 @@ def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str) -> Sessi
         idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps)
         if idx is not None:
             return idx
-    base = Base(embedder, load_chunks(conn, blobs), PathSet.build([r[0] for r in rows]))
+    if wait and file is not None and base is None:
+        from genesis_git.retrieve.prebuild import wait_running
+
+        if wait_running(file):  # the background build has just finished it
+            base = read_base(file)
+            if base is not None and base.embedder == embedder:
+                idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps)
+                if idx is not None:
+                    return idx
     rebuilt = True
+    built: Base | None = None
     if file is not None:
         try:
-            save_base(file, base)
+            built = stream_base(conn, file, embedder, blobs, stamps, [r[0] for r in rows])
             _forget_ended(conn, file.parent)
-        except OSError:  # pragma: no cover - the cache is an optimisation only
-            pass
+        except (OSError, RuntimeError):  # pragma: no cover - built in memory below instead
+            built = None
+    base = built or Base(embedder, load_chunks(conn, blobs), PathSet.build([r[0] for r in rows]))
     idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps, force=True)
     assert idx is not None
     idx.rebuilt = rebuilt

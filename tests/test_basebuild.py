@@ -1,0 +1,132 @@
+"""The search base built batch by batch is the file the in-memory build writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from genesis_git.retrieve import arrayfile, basebuild
+from genesis_git.retrieve import session_index as si
+from genesis_git.retrieve.session_index import (
+    Base,
+    PathSet,
+    clear_memory,
+    load_chunks,
+    save_base,
+    session_index,
+)
+from genesis_git.retrieve.termindex import term_hash
+from genesis_git.session import ensure_session, open_context
+
+from conftest import make_repo
+
+FILES = {
+    "src/orders.py": "".join(f"def order_{i}(total, items):\n    return total + {i}\n\n\n"
+                             for i in range(40)),
+    "docs/guide.md": "".join(f"# Part {i}\n\norder total discount code {i} 订单 表\n\n"
+                             for i in range(30)),
+    "db/schema.sql": "CREATE TABLE orders (\n  id INTEGER PRIMARY KEY,\n  total NUMERIC\n);\n",
+    "empty.txt": "",
+    "copy/orders.py": "".join(f"def order_{i}(total, items):\n    return total + {i}\n\n\n"
+                              for i in range(40)),
+}
+
+
+@pytest.fixture
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, genesis_env: Path):
+    root = make_repo(tmp_path / "shop", FILES)
+    monkeypatch.chdir(root)
+    clear_memory()
+    ctx = open_context()
+    return ctx, ensure_session(ctx)
+
+
+@pytest.mark.parametrize(("batch", "slices"), [(1, 1), (3, 4), (7, 64), (10_000, 2)])
+def test_streamed_base_is_the_in_memory_base_byte_for_byte(
+        session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, slices: int) -> None:
+    ctx, sid = session
+    rows, blobs, stamps = si._read_map(ctx.conn, sid)
+    paths = [r[0] for r in rows]
+    memory = Base("hash-t1-256", load_chunks(ctx.conn, blobs), PathSet.build(paths))
+    assert memory.chunks.n > 60
+    save_base(tmp_path / "memory.idx", memory)
+    monkeypatch.setattr(basebuild, "BATCH_CHUNKS", batch)
+    monkeypatch.setattr(basebuild, "MERGE_SLICES", slices)
+    real = basebuild.stream_chunks
+
+    def small(conn, blob_ids, folder, batch_chunks=batch, slices=slices):  # type: ignore[no-untyped-def]
+        return real(conn, blob_ids, folder, batch_chunks, slices)
+
+    monkeypatch.setattr(basebuild, "stream_chunks", small)
+    streamed = si.stream_base(ctx.conn, tmp_path / "streamed.idx", "hash-t1-256", blobs, stamps,
+                              paths)
+    assert streamed is not None
+    assert (tmp_path / "streamed.idx").read_bytes() == (tmp_path / "memory.idx").read_bytes()
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".build"]  # spill files removed
+    term = memory.chunks.content.postings(term_hash("order"))
+    docs, tf = streamed.chunks.content.postings(term_hash("order"))
+    assert docs.shape[0] > 40 and np.array_equal(docs, term[0]) and np.array_equal(tf, term[1])
+
+
+def test_a_search_builds_the_base_by_streaming(session, genesis_env: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, sid = session
+    calls: list[int] = []
+    real = basebuild.stream_chunks
+
+    def counting(conn, blob_ids, folder, batch_chunks=2, slices=3):  # type: ignore[no-untyped-def]
+        calls.append(len(blob_ids))
+        return real(conn, blob_ids, folder, batch_chunks, slices)
+
+    monkeypatch.setattr(basebuild, "stream_chunks", counting)
+    idx = session_index(ctx.conn, sid, "hash-t1-256")
+    assert idx.rebuilt and calls == [4]  # two copies of one file are one blob; empty.txt none
+    meta, data = arrayfile.load(genesis_env / "search" / f"{sid}.idx")
+    assert meta["n_paths"] == 5 and len(idx.map.paths) == 4  # empty.txt has no chunk
+    assert isinstance(data["c_docs"], np.ndarray) and data["emb_t"].shape[1] == idx.chunk_ids.shape[0]
+
+
+def test_a_spilled_array_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
+    raw = tmp_path / "raw.bin"
+    raw.write_bytes(np.arange(3, dtype=np.int32).tobytes())
+    with pytest.raises(ValueError, match="wrong size"):
+        arrayfile.save(tmp_path / "x.idx",
+                       {"a": arrayfile.Spilled(raw, np.dtype(np.int32), (4,))}, {})
+    assert not (tmp_path / "x.idx").exists() and not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_search_waits_for_the_running_background_build(session, genesis_env: Path) -> None:
+    import os
+    import threading
+    import time
+
+    from genesis_git.retrieve import prebuild
+
+    ctx, sid = session
+    assert session_index(ctx.conn, sid, "hash-t1-256").rebuilt
+    clear_memory()
+    base = genesis_env / "search" / f"{sid}.idx"
+    hidden = base.with_name("hidden")
+    base.rename(hidden)
+    marker = base.with_suffix(".building")
+    marker.write_text("")
+
+    def finish() -> None:
+        time.sleep(0.3)
+        hidden.rename(base)
+        marker.unlink()
+
+    worker = threading.Thread(target=finish)
+    t0 = time.monotonic()
+    worker.start()
+    idx = session_index(open_context().conn, sid, "hash-t1-256")
+    worker.join()
+    assert time.monotonic() - t0 >= 0.3
+    assert not idx.rebuilt  # it took the background build's file
+    marker.write_text("")
+    old = time.time() - prebuild.MARKER_TTL - 1
+    os.utime(marker, (old, old))
+    assert not prebuild.wait_running(base)  # a marker left by a dead build is not waited for
+    assert prebuild.wait_running(base.with_name("none.idx")) is False
