@@ -18,6 +18,7 @@ runner = CliRunner()
 EXPECTED_TABLES = {
     "_genesis_migrations", "sessions", "session_artifacts", "story_records", "story_artifacts",
     "story_links", "rag_blob_cache", "rag_chunk_cache", "rag_session_chunk_map", "genesis_kv",
+    "rag_blob_facts",
 }
 EXPECTED_INDEXES = {
     "idx_sessions_active_worktree", "idx_sessions_worktree",

@@ -224,10 +224,23 @@ DROP TABLE IF EXISTS rag_chunk_fts;
 """)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_ledger, m002_derived,
-                                                          m003_drop_chunk_fts]
+def m004_blob_facts(conn: sqlite3.Connection) -> None:
+    """What impact reads of a blob besides its tokens (tables, methods, imports), keyed like
+    its chunks, so that a call loads prepared facts instead of every chunk's text."""
+    conn.executescript("""
+CREATE TABLE rag_blob_facts (
+    blob_id INTEGER PRIMARY KEY REFERENCES rag_blob_cache(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    facts TEXT NOT NULL
+);
+""")
 
-DERIVED_TABLES = ("rag_session_chunk_map", "rag_chunk_cache", "rag_blob_cache", "genesis_kv")
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_ledger, m002_derived,
+                                                          m003_drop_chunk_fts, m004_blob_facts]
+
+DERIVED_TABLES = ("rag_session_chunk_map", "rag_blob_facts", "rag_chunk_cache", "rag_blob_cache",
+                  "genesis_kv")
 LEDGER_TABLES = ("sessions", "session_artifacts", "story_records", "story_artifacts", "story_links")
 
 

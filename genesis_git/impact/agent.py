@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.errors import GenesisError, UsageError
-from genesis_git.impact.corpus import Corpus, corpus_from_rag, load_session_corpus
+from genesis_git.impact.corpus import Corpus, corpus_from_rag, load_prepared_corpus
 from genesis_git.impact.engines import Engine, EngineError, get_engine
 from genesis_git.impact.prompt import PromptChunk, build_prompt, parse_answer
 from genesis_git.impact.rank import Ranking, RankOptions, Weights, rank
@@ -104,7 +104,7 @@ class ImpactAgent:
 
     def corpus(self, scope: str | None = None) -> Corpus:
         if self.context is not None:
-            return load_session_corpus(self.context.conn, self._session(scope))
+            return load_context_corpus(self.context, self._session(scope))
         if self.rag is not None:
             return corpus_from_rag(self.rag, scope or DEFAULT_SCOPE)
         raise GenesisError("ImpactAgent needs a repository context or an ImpactRAG to read from")
@@ -162,6 +162,7 @@ class ImpactAgent:
         q = self.analyse(requirement)
         corpus = self.corpus(scope)
         ranking = self._rank(q, corpus)
+        corpus.hydrate([f.path for f in ranking.files[:max(k, self.options.chunks)]])
         result = cross_reference_result(requirement, q, corpus, ranking, k)
         report = ImpactReport(result, warnings=list(q.notes), matched_terms=ranking.matched_terms)
         if not ranking.files:
@@ -206,6 +207,21 @@ class ImpactAgent:
         return prompt
 
 
+def load_context_corpus(ctx: Context, session_id: str) -> Corpus:
+    """The prepared corpus of a session: the one place impact state is loaded from the store.
+
+    Term statistics come from the session's search base (built, streamed, if
+    missing), tables, methods and imports from the blobs' prepared facts; a
+    long-lived process may keep the result while the store is unchanged.
+    """
+    from genesis_git.impact.stats import TextStats
+    from genesis_git.rag.embeddings import embedder_id, get_embedder
+    from genesis_git.retrieve.session_index import session_index
+
+    idx = session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))
+    return load_prepared_corpus(ctx.conn, session_id, TextStats(idx))
+
+
 def analyse_requirement(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:
     """The analysed requirement; :class:`UsageError` when it is empty or only stopwords."""
     if not requirement.strip():
@@ -235,6 +251,7 @@ def merge_llm(xref: dict[str, Any], impacts: list[dict[str, Any]], q: QueryInfo,
             llm_score[path] = max(llm_score.get(path, 0.0), s)
         evidence = item["evidence"]
         if not evidence and path in corpus.files:
+            corpus.hydrate([path])
             evidence = evidence_lines(corpus.files[path], q.weights)
         out_impacts.append({**item, "lines": item["lines"] or [], "evidence": evidence,
                             "score": round(sum(reasons.values()), 4), "reasons": reasons})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,8 @@ from genesis_git.index.classify import artifact_type, content_hint
 from genesis_git.text import tokenize
 
 if TYPE_CHECKING:
+    from genesis_git.impact.facts import BlobFacts
+    from genesis_git.impact.stats import TextStats
     from genesis_git.rag.impact_rag import ImpactRAG
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -40,6 +43,8 @@ class FileDoc:
     artifact_type: str
     chunks: list[ChunkDoc] = field(default_factory=list)
     path_tokens: list[str] = field(default_factory=list)
+    facts: BlobFacts | None = None  # prepared: ``chunks`` holds only the symbol chunks
+    blob_id: int | None = None
 
     @property
     def text(self) -> str:
@@ -57,9 +62,60 @@ class Corpus:
     session_id: str | None = None
     _vocab: dict[str, str] | None = field(default=None, repr=False)
     _by_length: dict[int, list[str]] | None = field(default=None, repr=False)
+    stats: TextStats | None = None  # term statistics of a prepared corpus
+    conn: sqlite3.Connection | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.files)
+
+    @property
+    def prepared(self) -> bool:
+        return self.stats is not None
+
+    def hydrate(self, paths: list[str]) -> None:
+        """Give the files of ``paths`` all their chunks, text and tokens (a prepared corpus
+        holds only what ranking needs; the files shown are read in full)."""
+        if self.conn is None:
+            return
+        wanted = {p: self.files[p] for p in paths
+                  if p in self.files and self.files[p].facts is not None
+                  and self.files[p].blob_id is not None}
+        by_blob: dict[int, list[FileDoc]] = {}
+        for doc in wanted.values():
+            assert doc.blob_id is not None
+            by_blob.setdefault(doc.blob_id, []).append(doc)
+            doc.chunks = []
+        ids = sorted(by_blob)
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for bid, start, end, text, tokens, kind, symbol, section in self.conn.execute(
+                    "SELECT blob_id, start_line, end_line, text, tokens, kind, symbol, section "
+                    f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord",
+                    part):
+                for doc in by_blob[bid]:
+                    doc.chunks.append(ChunkDoc(start, end, text, tokens.split(), kind, symbol,
+                                               section))
+        for doc in wanted.values():
+            doc.chunks.sort(key=lambda c: (c.start_line, c.end_line))
+            doc.facts = None  # whole now
+
+    def _chunk_texts(self) -> Iterator[tuple[list[str], str]]:
+        """(tokens, text) of every chunk; those of a prepared corpus read a batch at a time."""
+        for f in self.files.values():
+            if f.facts is None:
+                for c in f.chunks:
+                    yield c.tokens, c.text
+        if self.conn is None:
+            return
+        ids = sorted({d.blob_id for d in self.files.values()
+                      if d.facts is not None and d.blob_id is not None})
+        for i in range(0, len(ids), 200):
+            part = ids[i:i + 200]
+            marks = ",".join("?" * len(part))
+            for tokens, text in self.conn.execute(
+                    f"SELECT tokens, text FROM rag_chunk_cache WHERE blob_id IN ({marks})", part):
+                yield tokens.split(), text
 
     def vocabulary(self) -> dict[str, str]:
         """Every distinct token and identifier of the corpus: lower-case key -> as written."""
@@ -82,11 +138,10 @@ class Corpus:
         for f in self.files.values():
             for t in f.path_tokens:
                 vocab.setdefault(t, t)
-            for c in f.chunks:
-                for t in c.tokens:
-                    vocab.setdefault(t, t)
-                for word in _WORD.findall(c.text):
-                    raw.add(word)
+        for tokens, text in self._chunk_texts():
+            for t in tokens:
+                vocab.setdefault(t, t)
+            raw.update(_WORD.findall(text))
         for word in sorted(raw, reverse=True):  # the smallest spelling wins
             if "_" in word.strip("_"):  # an identifier is shown as written: discount_code
                 vocab[word.lower()] = word
@@ -118,6 +173,34 @@ def load_session_corpus(conn: sqlite3.Connection, session_id: str) -> Corpus:
     for path, start, end, text, tokens, kind, symbol, section in rows:
         files[path].chunks.append(ChunkDoc(start, end, text, tokens.split(), kind, symbol, section))
     return Corpus(_finish(files), session_id)
+
+
+def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextStats) -> Corpus:
+    """The session's files with prepared facts and the symbol chunks only (no text).
+
+    Ranking reads term statistics from ``stats`` (the session's search base)
+    and tables, methods and imports from the blobs' facts; :meth:`Corpus.hydrate`
+    reads the full chunks of the files a result shows.
+    """
+    from genesis_git.impact import facts as facts_mod
+
+    files: dict[str, FileDoc] = {}
+    by_blob: dict[int, list[FileDoc]] = {}
+    for path, atype, blob_id in conn.execute(
+            "SELECT path, artifact_type, blob_id FROM rag_session_chunk_map WHERE session_id=?",
+            (session_id,)):
+        doc = files[path] = FileDoc(path, atype, blob_id=blob_id)
+        if blob_id is not None:
+            by_blob.setdefault(blob_id, []).append(doc)
+    prepared = facts_mod.load(conn, by_blob)
+    for bid, docs in by_blob.items():
+        f = prepared.get(bid) or facts_mod.BlobFacts()
+        chunks = [ChunkDoc(start, end, "", [], kind, symbol, section)
+                  for start, end, kind, symbol, section in f.symbols]
+        for doc in docs:
+            doc.facts = f
+            doc.chunks = list(chunks)
+    return Corpus(_finish(files), session_id, stats, conn)
 
 
 def corpus_from_rag(rag: ImpactRAG, scope: str) -> Corpus:

@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from genesis_git.impact.corpus import Corpus, FileDoc
+from genesis_git.impact.corpus import Corpus
 from genesis_git.text import tokenize
 
 _PY_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
@@ -65,10 +65,13 @@ class Graph:
             return found
         assert self._corpus is not None
         doc = self._corpus.files[path]
+        facts = doc.facts
         if path.endswith((".py", ".pyi")):
-            targets = _py_imports(doc, doc.text, self._index, self._paths)
+            specs = facts.py_imports if facts is not None else py_import_specs(doc.text)
+            targets = resolve_py_imports(path, specs, self._index, self._paths)
         elif path.endswith(JS_EXT):
-            targets = _js_imports(doc, doc.text, self._paths)
+            js = facts.js_imports if facts is not None else js_import_specs(doc.text)
+            targets = resolve_js_imports(path, js, self._paths)
         else:
             targets = set()
         targets.discard(path)
@@ -115,27 +118,37 @@ def _resolve_py(importer: str, module: str, names: list[str], index: dict[str, l
     return found
 
 
-def _py_imports(doc: FileDoc, text: str, index: dict[str, list[str]], paths: set[str]) -> set[str]:
-    out: set[str] = set()
+def py_import_specs(text: str) -> list[tuple[str, list[str]]]:
+    """The modules a Python text imports, each with the names taken from it (path-free)."""
+    out: list[tuple[str, list[str]]] = []
     for m in _PY_FROM.finditer(text):
         names = [n.strip().split(" as ")[0].strip() for n in m.group(2).strip("() \t").split(",")]
-        out |= _resolve_py(doc.path, m.group(1), [n for n in names if n.isidentifier()], index,
-                           paths)
+        out.append((m.group(1), [n for n in names if n.isidentifier()]))
     for m in _PY_IMPORT.finditer(text):
         for item in m.group(1).split(","):
             name = item.strip().split()[0] if item.strip() else ""
             if name:
-                out |= _resolve_py(doc.path, name, [], index, paths)
+                out.append((name, []))
     return out
 
 
-def _js_imports(doc: FileDoc, text: str, paths: set[str]) -> set[str]:
+def resolve_py_imports(path: str, specs: list[tuple[str, list[str]]],
+                       index: dict[str, list[str]], paths: set[str]) -> set[str]:
     out: set[str] = set()
-    base = doc.path.split("/")[:-1]
-    for m in _JS_IMPORT.finditer(text):
-        spec = m.group(1)
-        if not spec.startswith("."):
-            continue
+    for module, names in specs:
+        out |= _resolve_py(path, module, names, index, paths)
+    return out
+
+
+def js_import_specs(text: str) -> list[str]:
+    """The relative specifiers a JavaScript/TypeScript text imports (path-free)."""
+    return [m.group(1) for m in _JS_IMPORT.finditer(text) if m.group(1).startswith(".")]
+
+
+def resolve_js_imports(path: str, specs: list[str], paths: set[str]) -> set[str]:
+    out: set[str] = set()
+    base = path.split("/")[:-1]
+    for spec in specs:
         parts = list(base)
         for piece in spec.split("/"):
             if piece == "..":
@@ -210,6 +223,7 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
     tables: dict[str, Table] = {}
     symbols: dict[str, list[tuple[str, str, int, int]]] = defaultdict(list)
     for path, doc in corpus.files.items():
+        facts = doc.facts
         for chunk in doc.chunks:
             if chunk.symbol:
                 for part in chunk.symbol.split("."):
@@ -217,15 +231,25 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
                     if tok:
                         symbols[tok].append((path, chunk.symbol, chunk.start_line,
                                              chunk.end_line))
-            if (chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi"))
-                    and (wanted is None or not wanted.isdisjoint(chunk.tokens))):
-                for m in _METHOD.finditer(chunk.text):  # methods of a class kept whole
-                    tok = _whole(m.group(1)) if _may_name(m.group(1), wanted) else None
+            if chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi")):
+                if facts is not None:  # prepared: every method (a cheap name test below)
+                    found = facts.methods.get((chunk.start_line, chunk.end_line, chunk.symbol), [])
+                elif wanted is None or not wanted.isdisjoint(chunk.tokens):
+                    found = class_methods(chunk.text, chunk.start_line)
+                else:
+                    found = []
+                for name, line in found:  # methods of a class kept whole
+                    tok = _whole(name) if _may_name(name, wanted) else None
                     if tok:
-                        line = chunk.start_line + chunk.text.count("\n", 0, m.start(1))
-                        symbols[tok].append((path, f"{chunk.symbol}.{m.group(1)}", line,
+                        symbols[tok].append((path, f"{chunk.symbol}.{name}", line,
                                              chunk.end_line))
-            _tables_in_chunk(path, chunk.text, chunk.start_line, tables)
+            if facts is None:
+                for found_table in tables_in_text(chunk.text, chunk.start_line):
+                    _add_table(tables, found_table[0], path, (found_table[1], found_table[2]),
+                               found_table[3], found_table[4])
+        if facts is not None:
+            for name, first, last, cols, kind in facts.tables:
+                _add_table(tables, name, path, (first, last), cols, kind)
     graph = Graph({}, {}, tables, dict(symbols))
     graph._corpus, graph._index, graph._paths = corpus, dict(index), paths
     if eager_imports:
@@ -235,24 +259,36 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
     return graph
 
 
-def _tables_in_chunk(path: str, text: str, start_line: int, tables: dict[str, Table]) -> None:
+TableFact = tuple[str, int, int, list[str], str]  # name, first line, last line, columns, kind
+
+
+def class_methods(text: str, start_line: int) -> list[tuple[str, int]]:
+    """The methods of a class chunk: (name, line)."""
+    return [(m.group(1), start_line + text.count("\n", 0, m.start(1)))
+            for m in _METHOD.finditer(text)]
+
+
+def tables_in_text(text: str, start_line: int) -> list[TableFact]:
+    """Tables a chunk defines or alters (DDL, ``ALTER TABLE``, ORM models), in order."""
+    out: list[TableFact] = []
     if "table" not in text and "TABLE" not in text and "Table" not in text:
-        return
+        return out
     for m in _CREATE_TABLE.finditer(text):
         name = m.group(1)
         body = text[m.end():]
         first = start_line + text.count("\n", 0, m.start())
         last = first + body[: _body_end(body)].count("\n")
-        _add_table(tables, name, path, (first, last), _ddl_columns(body), "ddl")
+        out.append((name, first, last, _ddl_columns(body), "ddl"))
     for m in _ALTER_TABLE.finditer(text):
         line = start_line + text.count("\n", 0, m.start())
-        _add_table(tables, m.group(1), path, (line, line), [], "alter")
+        out.append((m.group(1), line, line, [], "alter"))
     for m in _TABLENAME.finditer(text):
         name = next(g for g in m.groups() if g)
         cols = _ORM_COLUMN.findall(text)
         line = start_line + text.count("\n", 0, m.start())
         end = start_line + text.count("\n")
-        _add_table(tables, name, path, (line, end), cols, "orm")
+        out.append((name, line, end, cols, "orm"))
+    return out
 
 
 def _body_end(body: str) -> int:

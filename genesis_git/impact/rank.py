@@ -105,6 +105,8 @@ def text_scores(corpus: Corpus, weights: dict[str, float]
                 ) -> tuple[dict[str, float], dict[str, float], set[str], dict[str, set[str]]]:
     """File-level BM25 (path tokens count), best-chunk BM25, the terms that matched anywhere,
     and the query terms each file holds."""
+    if corpus.stats is not None:  # a prepared corpus: from the session's search base
+        return corpus.stats.text_scores(corpus, weights)
     terms = set(weights)
     file_tf: dict[str, Counter[str]] = {}
     file_len: dict[str, int] = {}
@@ -226,6 +228,11 @@ def _field_scores(corpus: Corpus, tables: list[Table]) -> dict[str, float]:
         cols = column_tokens(table)
         if len(cols) < 3:
             continue
+        if corpus.stats is not None:
+            for path, share in corpus.stats.column_share(corpus, cols).items():
+                if share >= 0.34:
+                    out[path] = max(out.get(path, 0.0), share)
+            continue
         wanted = set(cols)
         for path, doc in corpus.files.items():
             seen: set[str] = set()
@@ -253,7 +260,8 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
     if graph is not None:
         defs, tables = definition_scores(corpus, graph, q)
         defs_n = _normalise(defs)
-    flags = {p: file_flags(p, doc.head()) for p, doc in corpus.files.items()}
+    flags = {p: file_flags(p, doc.head(), marked=doc.facts.generated if doc.facts else None)
+             for p, doc in corpus.files.items()}
     reasons: dict[str, dict[str, float]] = {p: {} for p in corpus.files}
     notes: dict[str, dict[str, list[str]]] = {p: {} for p in corpus.files}
     for p in corpus.files:

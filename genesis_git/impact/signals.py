@@ -206,8 +206,15 @@ _DATA_EXT = {"csv", "tsv", "jsonl", "ndjson", "parquet", "arff"}
 PENALTY = {"lock": 0.15, "vendored": 0.3, "generated": 0.3, "data": 0.5}
 
 
-def file_flags(path: str, head_text: str = "") -> list[str]:
-    """``lock``, ``vendored``, ``generated``, ``data`` and/or ``changelog`` for one path (sorted)."""
+def has_generated_mark(head_text: str) -> bool:
+    """A "generated" / "DO NOT EDIT" mark in the first 600 characters of a file."""
+    return bool(head_text and _GENERATED_MARK.search(head_text[:600]))
+
+
+def file_flags(path: str, head_text: str = "", *, marked: bool | None = None) -> list[str]:
+    """``lock``, ``vendored``, ``generated``, ``data`` and/or ``changelog`` for one path (sorted).
+
+    ``marked`` is :func:`has_generated_mark` of the head when it is known already."""
     flags: set[str] = set()
     parts = path.split("/")
     base = parts[-1]
@@ -218,7 +225,7 @@ def file_flags(path: str, head_text: str = "") -> list[str]:
         flags.add("vendored")
     if _GENERATED_NAME.search(base) or any(p.lower() in _GENERATED_DIRS for p in parts[:-1]):
         flags.add("generated")
-    elif head_text and _GENERATED_MARK.search(head_text[:600]):
+    elif has_generated_mark(head_text) if marked is None else marked:
         flags.add("generated")
     if low.rsplit(".", 1)[-1] in _DATA_EXT and "." in low:
         flags.add("data")

@@ -1,5 +1,8 @@
 """Build a session's search base in the background, so that the first search is quick.
 
+The same process prepares the blobs' impact facts (:mod:`genesis_git.impact.facts`),
+so that the first ``genesis impact`` reads them instead of every chunk's text.
+
 The first search of a session builds the base (the postings and vectors of
 every chunk the session maps) and saves it next to the store; on a large
 tree that takes seconds.  After ``genesis session start`` or ``refresh``
@@ -119,6 +122,11 @@ def build(root: str, session_id: str) -> bool:
     if row is None or row[0] != "active":
         return False
     session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)), wait=False)
+    from genesis_git.impact import facts
+
+    facts.ensure(ctx.conn, (r[0] for r in ctx.conn.execute(
+        "SELECT blob_id FROM rag_session_chunk_map WHERE session_id=? AND blob_id IS NOT NULL",
+        (session_id,))))
     return True
 
 
