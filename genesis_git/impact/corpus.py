@@ -200,7 +200,7 @@ def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextS
         for doc in docs:
             doc.facts = f
             doc.chunks = list(chunks)
-    return Corpus(_finish(files), session_id, stats, conn)
+    return Corpus(_finish(files), session_id, stats=stats, conn=conn)
 
 
 def corpus_from_rag(rag: ImpactRAG, scope: str) -> Corpus:
