@@ -9,6 +9,11 @@
         g.story("STORY-12")                           # a story's context
         g.design("card spacing")                      # the design library
 
+The ``genesis`` command calls nothing else: each of its commands is one call
+of a method here (or of a core function given :attr:`Genesis.context` or
+:attr:`Genesis.library`), so that any other front end (an MCP server, an
+editor) gets exactly what the command line gets.
+
 It plays the role of seed 000's ``GenesisService``: ``use_rag`` (off by
 default) makes :meth:`Genesis.impact` ask the configured LLM engine, and an
 :class:`~genesis_git.rag.impact_rag.ImpactRAG` given as ``rag`` is searched
@@ -20,6 +25,7 @@ clear line.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -27,10 +33,18 @@ from typing import TYPE_CHECKING, Any
 from genesis_git.errors import GenesisError
 
 if TYPE_CHECKING:
+    from genesis_git.config import Config
+    from genesis_git.design.library import Library
+    from genesis_git.doctor import Finding
     from genesis_git.impact.agent import ImpactReport
     from genesis_git.impact.engines import Engine
+    from genesis_git.index.indexer import IndexReport, Progress
     from genesis_git.rag.impact_rag import ImpactRAG
+    from genesis_git.repo import Repo
+    from genesis_git.retrieve.results import SearchResult
     from genesis_git.session import Context
+
+Announce = Callable[[str], None]
 
 
 def _part(module: str, what: str) -> ModuleType:
@@ -54,16 +68,104 @@ class Genesis:
         self.engine = engine
         self.scope = scope
         self._ctx: Context | None = None
+        self._repo: Repo | None = None
+        self._config: Config | None = None
 
     # -- plumbing ---------------------------------------------------------
+    @property
+    def repo(self) -> Repo:
+        """The repository (found on first use; the store is not opened)."""
+        if self._repo is None:
+            from genesis_git.repo import find_repo
+
+            self._repo = find_repo(self.repo_path)
+        return self._repo
+
+    @property
+    def config(self) -> Config:
+        """The repository's configuration, validated (read on first use)."""
+        if self._config is None:
+            from genesis_git.config import load_config
+
+            self._config = load_config(self.repo.root)
+        return self._config
+
+    @property
+    def store_dir(self) -> Path:
+        """The store's folder (``$GENESIS_HOME``, else ``<git common dir>/genesis``)."""
+        from genesis_git.db.connect import store_dir
+
+        return store_dir(self.repo)
+
+    @property
+    def store_path(self) -> Path:
+        """The store's SQLite file."""
+        from genesis_git.db.connect import DB_NAME
+
+        return self.store_dir / DB_NAME
+
+    @property
+    def log_path(self) -> Path:
+        """The log of errors that are not the user's (their tracebacks)."""
+        from genesis_git.db.connect import LOG_NAME
+
+        return self.store_dir / LOG_NAME
+
     @property
     def context(self) -> Context:
         """The repository, its configuration and the open store (opened on first use)."""
         if self._ctx is None:
-            from genesis_git.session import open_context
+            from genesis_git.db.connect import connect, store_path
+            from genesis_git.session import Context
 
-            self._ctx = open_context(self.repo_path)
+            self._ctx = Context(self.repo, self.config, connect(store_path(self.repo)))
         return self._ctx
+
+    @property
+    def library(self) -> Library:
+        """The design library of the repository (plain files; the store is not opened)."""
+        library = _part("genesis_git.design.library", "the design library")
+        lib: Library = library.open_library(self.repo.root, repo=self.repo, config=self.config)
+        return lib
+
+    # -- the repository ---------------------------------------------------------
+    def init(self) -> dict[str, Any]:
+        """Create the store and a commented ``.genesis.toml`` (idempotent)."""
+        from genesis_git.setup import init_repo
+
+        return init_repo(self.repo.root)
+
+    def doctor(self) -> list[Finding]:
+        """Every check of ``genesis doctor``; a finding's ``status`` is ok, warn or error."""
+        from genesis_git.doctor import run_checks
+
+        return run_checks(self.repo_path)
+
+    def install_hooks(self, *, follow_hooks_path: bool = False) -> dict[str, Any]:
+        """Write the hook shims (a hook already there is kept as ``<hook>.legacy``)."""
+        from genesis_git.hooks.install import install
+
+        return install(self.repo, follow_hooks_path=follow_hooks_path)
+
+    def uninstall_hooks(self) -> dict[str, Any]:
+        from genesis_git.hooks.install import uninstall
+
+        return uninstall(self.repo)
+
+    def hooks_status(self) -> dict[str, Any]:
+        from genesis_git.hooks.install import status
+
+        return status(self.repo)
+
+    def cache_stats(self) -> dict[str, Any]:
+        from genesis_git.cache import stats
+
+        return stats(self.context)
+
+    def cache_gc(self, *, dry_run: bool = False) -> dict[str, Any]:
+        from genesis_git.cache import gc
+
+        return gc(self.context, dry_run)
 
     def close(self) -> None:
         if self._ctx is not None:
@@ -90,6 +192,74 @@ class Genesis:
         sid = self.session(refresh=False)
         return summary(self.context, get(self.context, sid))
 
+    def start_session(self, *, name: str | None = None, doc: str | None = None,
+                      new: bool = False, progress: Progress | None = None,
+                      prebuild: bool = True) -> IndexReport:
+        """Start (or resume) the worktree's session and index the working tree into it.
+
+        With ``prebuild``, a large session's search base is built by a background process.
+        """
+        from genesis_git.session import start
+
+        report = start(self.context, name=name, doc=doc, new=new, progress=progress)
+        if prebuild:
+            self._prebuild(report.session)
+        return report
+
+    def refresh_session(self, *, progress: Progress | None = None,
+                        prebuild: bool = True) -> IndexReport:
+        """Map only what changed since the last scan into the active session."""
+        from genesis_git.session import refresh
+
+        report = refresh(self.context, progress)
+        if prebuild:
+            self._prebuild(report.session)
+        return report
+
+    def _prebuild(self, session_id: str) -> None:
+        from genesis_git.retrieve.prebuild import maybe_spawn
+
+        maybe_spawn(self.context, session_id)
+
+    def active_session(self) -> dict[str, Any] | None:
+        """The summary of the worktree's active session, or ``None`` (nothing is started)."""
+        from genesis_git.session import active_session, summary
+
+        row = active_session(self.context.conn, self.repo)
+        return None if row is None else summary(self.context, row)
+
+    def sessions(self, *, all_worktrees: bool = False) -> list[dict[str, Any]]:
+        """The sessions of this worktree (or of every worktree), newest first."""
+        from genesis_git.session import list_sessions
+
+        return list_sessions(self.context, all_worktrees)
+
+    def session_summary(self, session_id: str) -> dict[str, Any]:
+        from genesis_git.session import get, summary
+
+        return summary(self.context, get(self.context, session_id))
+
+    def end_session(self, session_id: str | None = None) -> str:
+        """End a session (default: the active one); its notes stay in the ledger."""
+        from genesis_git.session import end
+
+        return end(self.context, session_id)
+
+    def note(self, text: str, *, role: str = "note", path: str | None = None,
+             section: str | None = None, announce: Announce | None = None) -> dict[str, Any]:
+        """Record a note in the session; the next commit with a story id binds it."""
+        from genesis_git.story.artifacts import add_note, check_role
+
+        check_role(role)  # before a session is started for nothing
+        return add_note(self.context, text, role=role, path=path, section=section,
+                        announce=announce)
+
+    def artifacts(self, session_id: str | None = None) -> dict[str, Any]:
+        """The notes of a session (default: the active one) and the stories they are bound to."""
+        from genesis_git.story.artifacts import list_artifacts
+
+        return list_artifacts(self.context.conn, self.repo, session_id)
+
     # -- search -----------------------------------------------------------------
     def search(self, query: str, k: int = 10, **filters: Any) -> Any:
         """Hybrid retrieval over the session (:func:`genesis_git.retrieve.search`)."""
@@ -97,7 +267,52 @@ class Genesis:
         sid = self.session()
         return retrieve.search(self.context, sid, query, retrieve.SearchOptions(k=k, **filters))
 
+    def search_query(self, query: str, *, k: int | None = None, mode: str | None = None,
+                     types: tuple[str, ...] = (), paths: tuple[str, ...] = (),
+                     component: str | None = None, owner: str | None = None,
+                     max_staleness: float | None = None, files: bool = False,
+                     refresh: bool = True, announce: Announce | None = None) -> SearchResult:
+        """``genesis search``: options checked first (defaults from ``search.*``), the session
+        refreshed (or started, said through ``announce``), then the search itself."""
+        from genesis_git.retrieve.query import analyse
+        from genesis_git.retrieve.results import SearchOptions
+        from genesis_git.session import ensure_session
+
+        ctx = self.context
+        opts = SearchOptions(
+            k=k if k is not None else ctx.config.int("search.k"),
+            mode=(mode or ctx.config.str("search.mode")).strip().lower(),
+            types=tuple(types), paths=tuple(paths), component=component, owner=owner,
+            max_staleness=max_staleness, files=files).validated()
+        analyse(ctx.config, query)
+        if refresh:
+            ctx.repo.start_snapshot()  # git works on another core while numpy loads
+        from genesis_git.retrieve.engine import search
+
+        session_id = ensure_session(ctx, refresh=refresh, announce=announce)
+        return search(ctx, session_id, query, opts)
+
     # -- impact ---------------------------------------------------------------
+    def investigate(self, requirement: str, *, use_rag: bool | None = None,
+                    engine: str | None = None, k: int = 10, graph: bool = True,
+                    history: bool = True, stories: bool = True, prompt_only: bool = False,
+                    refresh: bool = True, announce: Announce | None = None) -> ImpactReport:
+        """``genesis impact``: the requirement checked first, the session refreshed, then the
+        investigation; ``use_rag=None`` asks the engine when one is configured."""
+        from genesis_git.impact.agent import ImpactOptions, analyse_requirement, investigate
+        from genesis_git.impact.engines import get_engine
+        from genesis_git.session import ensure_session
+
+        analyse_requirement(requirement)  # bad input fails before any indexing
+        ctx = self.context
+        engine_obj = get_engine(engine, ctx.config)
+        rag = use_rag if use_rag is not None else engine_obj is not None
+        sid = ensure_session(ctx, refresh=refresh, announce=announce)
+        options = ImpactOptions(k=k, chunks=ctx.config.int("impact.k"), graph=graph,
+                                history=history, stories=stories)
+        return investigate(ctx, requirement, session_id=sid, use_rag=rag and not prompt_only,
+                           engine=engine_obj, options=options, prompt_only=prompt_only)
+
     def impact_report(self, requirement: str, *, use_rag: bool | None = None,
                       engine: str | Engine | None = None, k: int = 10, graph: bool = True,
                       history: bool = True, stories: bool = True,
@@ -141,12 +356,46 @@ class Genesis:
         ledger = _part("genesis_git.story.ledger", "the story ledger")
         return list(ledger.story_texts(self.context.conn))
 
+    def story_list(self, status: str | None = None) -> list[dict[str, Any]]:
+        """The stories (with this status), most recently updated first."""
+        ledger = _part("genesis_git.story.ledger", "the story ledger")
+        rows: list[dict[str, Any]] = ledger.list_records(self.context.conn, status)
+        return rows
+
+    def story_show(self, story_id: str) -> dict[str, Any]:
+        """A story's record, its counts and its links."""
+        ledger = _part("genesis_git.story.ledger", "the story ledger")
+        rec: dict[str, Any] = ledger.show_record(self.context.conn, story_id)
+        return rec
+
+    def story_set(self, story_id: str, *, status: str | None = None,
+                  title: str | None = None) -> tuple[dict[str, Any], bool]:
+        """Set a story's status and/or title: ``(record, created)``."""
+        ledger = _part("genesis_git.story.ledger", "the story ledger")
+        from genesis_git.story.artifacts import author
+
+        rec, created = ledger.set_record(self.context.conn, self.repo.project_id, story_id,
+                                         status=status, title=title, by=author(self.repo))
+        return rec, bool(created)
+
+    def story_link(self, story_id: str, link_type: str, target: str,
+                   description: str | None = None) -> dict[str, Any]:
+        """Link a story to a story, ADR, ticket, PR, commit (bound with its files), doc or URL."""
+        binding = _part("genesis_git.story.binding", "the story ledger")
+        res: dict[str, Any] = binding.link_story(self.context.conn, self.repo, self.config,
+                                                 story_id, link_type, target, description)
+        return res
+
+    def story_rebuild(self, *, prune: bool = False) -> dict[str, Any]:
+        """Re-derive stories, commit links and changed files from ``git log`` (idempotent)."""
+        rebuild = _part("genesis_git.story.rebuild", "the story ledger")
+        res: dict[str, Any] = rebuild.rebuild(self.context.conn, self.repo, self.config,
+                                              prune=prune)
+        return res
+
     # -- design ---------------------------------------------------------------
     def design(self, query: str, top: int | None = None) -> dict[str, Any]:
         """Search the design library of the repository."""
-        library = _part("genesis_git.design.library", "the design library")
         search = _part("genesis_git.design.search", "the design library")
-        ctx = self.context
-        lib = library.open_library(ctx.repo.root, repo=ctx.repo, config=ctx.config)
-        result: dict[str, Any] = search.search(lib, query, top)
+        result: dict[str, Any] = search.search(self.library, query, top)
         return result

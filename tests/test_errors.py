@@ -194,7 +194,7 @@ def test_an_internal_error_outside_a_repository_logs_to_the_user_cache(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GENESIS_HOME")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(main, "_store_folder", lambda: None)
+    monkeypatch.setattr(main, "_store_files", lambda: None)
     monkeypatch.setattr("genesis_git.doctor.run_checks", _boom)
     res = runner.invoke(app, ["doctor"])
     assert res.exit_code == 70

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from genesis_git.api import Genesis
+
 app = typer.Typer(help="Inspect and clean the shared chunk and embedding cache.",
                   no_args_is_help=True)
 
@@ -13,11 +15,10 @@ app = typer.Typer(help="Inspect and clean the shared chunk and embedding cache."
 @app.command()
 def stats(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Blobs, chunks, embeddings, search bases and store size of the shared cache."""
-    from genesis_git.cache import stats as do_stats
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.session import open_context
 
-    s = do_stats(open_context())
+    with Genesis() as g:
+        s = g.cache_stats()
     if json_out:
         emit_json(s)
         return
@@ -36,11 +37,10 @@ def gc(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Remove cached blobs that no session maps and HEAD does not hold, and old search bases."""
-    from genesis_git.cache import gc as do_gc
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.session import open_context
 
-    r = do_gc(open_context(), dry_run)
+    with Genesis() as g:
+        r = g.cache_gc(dry_run=dry_run)
     if json_out:
         emit_json(r)
         return

@@ -22,9 +22,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.
 
 
 def _lib() -> Library:
-    from genesis_git.design.library import open_library
+    from genesis_git.api import Genesis
 
-    return open_library()
+    return Genesis().library
 
 
 def _render_ingest(report: IngestReport, json_out: bool) -> None:

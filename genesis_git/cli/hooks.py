@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+
+from genesis_git.api import Genesis
 
 app = typer.Typer(help="Install the git hooks that bind commits to stories (commit-msg, "
                        "post-commit, post-rewrite).", no_args_is_help=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
-
-
-def _repo() -> Any:
-    from genesis_git.repo import find_repo
-
-    return find_repo()
 
 
 @app.command()
@@ -29,9 +25,7 @@ def install(
     A hook that is already there is kept as <hook>.legacy and runs first.
     """
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.hooks.install import install as do_install
-
-    result = do_install(_repo(), follow_hooks_path=hooks_path)
+    result = Genesis().install_hooks(follow_hooks_path=hooks_path)
     if json_out:
         emit_json(result)
         return
@@ -45,9 +39,7 @@ def install(
 def uninstall(json_out: JsonOpt = False) -> None:
     """Remove genesis's hooks and put back any hook they had set aside."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.hooks.install import uninstall as do_uninstall
-
-    result = do_uninstall(_repo())
+    result = Genesis().uninstall_hooks()
     if json_out:
         emit_json(result)
         return
@@ -61,9 +53,7 @@ def uninstall(json_out: JsonOpt = False) -> None:
 def status(json_out: JsonOpt = False) -> None:
     """Show each hook as installed, chained (a previous hook runs first), foreign or missing."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.hooks.install import status as do_status
-
-    st = do_status(_repo())
+    st = Genesis().hooks_status()
     if json_out:
         emit_json(st)
         return

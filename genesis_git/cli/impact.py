@@ -85,26 +85,19 @@ def impact(
         "--no-refresh", help="Do not refresh the session index first.")] = False,
 ) -> None:
     """Rank the files, symbols and fields a requirement affects, with evidence lines and reasons."""
+    from genesis_git.api import Genesis
     from genesis_git.cli.output import emit_json, note, warn
     from genesis_git.errors import UsageError
-    from genesis_git.impact.agent import ImpactOptions, analyse_requirement, investigate
-    from genesis_git.impact.engines import get_engine
-    from genesis_git.session import ensure_session, open_context
     from genesis_git.text import quoted
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
     if k < 1:
         raise UsageError(f"-k must be at least 1 (got {k})")
-    analyse_requirement(requirement)  # bad input fails before any indexing
-    ctx = open_context()
-    engine_obj = get_engine(engine, ctx.config)
-    use_rag = rag if rag is not None else engine_obj is not None
-    sid = ensure_session(ctx, refresh=not no_refresh, announce=note)
-    options = ImpactOptions(k=k, chunks=ctx.config.int("impact.k"), graph=not no_graph,
-                            history=not no_history, stories=not no_stories)
-    report = investigate(ctx, requirement, session_id=sid, use_rag=use_rag and not prompt,
-                         engine=engine_obj, options=options, prompt_only=prompt)
+    with Genesis() as g:
+        report = g.investigate(requirement, use_rag=rag, engine=engine, k=k, graph=not no_graph,
+                               history=not no_history, stories=not no_stories,
+                               prompt_only=prompt, refresh=not no_refresh, announce=note)
     if prompt:
         assert report.prompt is not None
         typer.echo(report.prompt, nl=False)

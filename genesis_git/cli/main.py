@@ -30,42 +30,40 @@ def debug_enabled() -> bool:
     return bool(_STATE["debug"]) or os.environ.get("GENESIS_DEBUG", "") not in ("", "0")
 
 
-def _store_folder() -> Path | None:
-    """The store folder of the repository genesis runs in, if there is one."""
+def _store_files() -> tuple[Path, Path] | None:
+    """The store and the log file of the repository genesis runs in, if there is one."""
     try:
-        from genesis_git.db.connect import store_dir
-        from genesis_git.repo import find_repo
+        from genesis_git.api import Genesis
 
-        return store_dir(find_repo())
+        g = Genesis()
+        return g.store_path, g.log_path
     except Exception:
         return None
 
 
-def _log_folders() -> list[Path]:
+def _log_files() -> list[Path]:
     """Where an internal error's traceback goes: the store's folder, else the user cache."""
-    folders = []
-    store = _store_folder()
-    if store is not None:
-        folders.append(store)
+    logs = []
+    files = _store_files()
+    if files is not None:
+        logs.append(files[1])
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folders.append(Path(cache) / "genesis")
-    return folders
+    logs.append(Path(cache) / "genesis" / "genesis.log")
+    return logs
 
 
 def log_traceback() -> Path | None:
     """Append the current traceback to ``genesis.log``; the file written (``None``: none)."""
     from datetime import datetime, timezone
 
-    from genesis_git.db.connect import LOG_NAME
-
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     entry = f"--- {stamp} genesis {__version__}: {' '.join(sys.argv)}\n{traceback.format_exc()}"
-    for folder in _log_folders():
+    for log in _log_files():
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            with (folder / LOG_NAME).open("a", encoding="utf-8") as fh:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("a", encoding="utf-8") as fh:
                 fh.write(entry)
-            return folder / LOG_NAME
+            return log
         except OSError:
             continue
     return None
@@ -143,11 +141,9 @@ class GenesisGroup(TyperGroup):
 
             user = store_error(exc)
             if user is not None:
-                folder = _store_folder()
-                if folder is not None:
-                    from genesis_git.db.connect import DB_NAME
-
-                    user = store_error(exc, folder / DB_NAME) or user
+                files = _store_files()
+                if files is not None:
+                    user = store_error(exc, files[0]) or user
                 raise _fail(user) from None
             where = log_traceback()
             if debug_enabled():
@@ -196,10 +192,10 @@ def init(
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Create the store and a commented default .genesis.toml (idempotent)."""
+    from genesis_git.api import Genesis
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.setup import init_repo
 
-    result = init_repo()
+    result = Genesis().init()
     if json_out:
         emit_json(result)
         return
@@ -211,10 +207,10 @@ def doctor(
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check git, the store's integrity and migrations, the config, hooks and the design library."""
+    from genesis_git.api import Genesis
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.doctor import run_checks
 
-    findings = run_checks()
+    findings = Genesis().doctor()
     broken = [f for f in findings if f.status == "error"]
     if json_out:
         emit_json({"ok": not broken, "checks": [f.as_dict() for f in findings]})

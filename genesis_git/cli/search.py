@@ -48,25 +48,14 @@ def search_cmd(
     if not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
+    from genesis_git.api import Genesis
     from genesis_git.cli.output import emit_json, note, warn
-    from genesis_git.retrieve.query import analyse
-    from genesis_git.retrieve.results import SearchOptions
-    from genesis_git.session import ensure_session, open_context
 
-    ctx = open_context()
-    opts = SearchOptions(
-        k=k if k is not None else ctx.config.int("search.k"),
-        mode=(mode or ctx.config.str("search.mode")).strip().lower(),
-        types=tuple(types or ()), paths=tuple(paths or ()), component=component, owner=owner,
-        max_staleness=max_staleness, files=files).validated()
-    analyse(ctx.config, query)
-    if not no_refresh:
-        ctx.repo.start_snapshot()  # git works on another core while numpy loads
-    from genesis_git.retrieve.engine import search
-
-    session_id = ensure_session(ctx, refresh=not no_refresh, announce=note)
-
-    result = search(ctx, session_id, query, opts)
+    with Genesis() as g:
+        result = g.search_query(query, k=k, mode=mode, types=tuple(types or ()),
+                                paths=tuple(paths or ()), component=component, owner=owner,
+                                max_staleness=max_staleness, files=files,
+                                refresh=not no_refresh, announce=note)
     for w in result.warnings:
         (note if w.startswith("no results") else warn)(w)
     if json_out:

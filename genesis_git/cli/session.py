@@ -6,6 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
+from genesis_git.api import Genesis
+
 app = typer.Typer(help="Index the working tree into a session and manage sessions.",
                   no_args_is_help=True)
 
@@ -37,13 +39,6 @@ def _progress_runner() -> tuple[Any, Any]:
     return bar, update
 
 
-def _prebuild(ctx: Any, session_id: str) -> None:
-    """Let a background process build the search base of a large new session."""
-    from genesis_git.retrieve.prebuild import maybe_spawn
-
-    maybe_spawn(ctx, session_id)
-
-
 def _render_report(report: dict[str, Any], verb: str) -> None:
     from genesis_git.cli.output import echo
 
@@ -68,17 +63,14 @@ def start(
 ) -> None:
     """Index the working tree (tracked, modified and untracked files) into this worktree's session."""
     from genesis_git.cli.output import emit_json
-    from genesis_git.session import open_context
-    from genesis_git.session import start as do_start
 
-    ctx = open_context()
-    bar, update = _progress_runner()
-    try:
-        report = do_start(ctx, name=name, doc=doc, new=new, progress=update).as_dict()
-    finally:
-        if bar is not None:
-            bar.stop()
-    _prebuild(ctx, report["session"])
+    with Genesis() as g:
+        bar, update = _progress_runner()
+        try:
+            report = g.start_session(name=name, doc=doc, new=new, progress=update).as_dict()
+        finally:
+            if bar is not None:
+                bar.stop()
     if json_out:
         emit_json(report)
     else:
@@ -89,12 +81,9 @@ def start(
 def refresh(json_out: JsonOpt = False) -> None:
     """Map only what changed since the last scan into the active session."""
     from genesis_git.cli.output import emit_json
-    from genesis_git.session import open_context
-    from genesis_git.session import refresh as do_refresh
 
-    ctx = open_context()
-    report = do_refresh(ctx).as_dict()
-    _prebuild(ctx, report["session"])
+    with Genesis() as g:
+        report = g.refresh_session().as_dict()
     if json_out:
         emit_json(report)
     else:
@@ -122,17 +111,15 @@ def status(json_out: JsonOpt = False) -> None:
     """Show the active session of this worktree (exit 1 when there is none)."""
     from genesis_git.cli.output import echo, emit_json
     from genesis_git.errors import ExitCode
-    from genesis_git.session import active_session, open_context, summary
 
-    ctx = open_context()
-    row = active_session(ctx.conn, ctx.repo)
-    if row is None:
+    with Genesis() as g:
+        s = g.active_session()
+    if s is None:
         if json_out:
             emit_json({"active": None})
         else:
             echo("no active session (start one with `genesis session start`)")
         raise typer.Exit(int(ExitCode.USER_ERROR))
-    s = summary(ctx, row)
     if json_out:
         emit_json({"active": s})
     else:
@@ -146,9 +133,9 @@ def list_(
 ) -> None:
     """List the sessions of this worktree, newest first."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.session import list_sessions, open_context
 
-    rows = list_sessions(open_context(), all_worktrees)
+    with Genesis() as g:
+        rows = g.sessions(all_worktrees=all_worktrees)
     if json_out:
         emit_json({"sessions": rows})
         return
@@ -166,10 +153,9 @@ def show(
 ) -> None:
     """Show one session."""
     from genesis_git.cli.output import emit_json
-    from genesis_git.session import get, open_context, summary
 
-    ctx = open_context()
-    s = summary(ctx, get(ctx, session_id))
+    with Genesis() as g:
+        s = g.session_summary(session_id)
     if json_out:
         emit_json(s)
     else:
@@ -184,10 +170,9 @@ def end(
 ) -> None:
     """End a session. Its notes stay in the ledger; its index map is dropped."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.session import end as do_end
-    from genesis_git.session import open_context
 
-    sid = do_end(open_context(), session_id)
+    with Genesis() as g:
+        sid = g.end_session(session_id)
     if json_out:
         emit_json({"ended": sid})
     else:

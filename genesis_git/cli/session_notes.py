@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from genesis_git.api import Genesis
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
 
 
@@ -22,15 +24,9 @@ def note(
     """Record a note in this worktree's session; the next commit with a story id binds it."""
     from genesis_git.cli.output import echo, emit_json
     from genesis_git.cli.output import note as say
-    from genesis_git.session import open_context
-    from genesis_git.story.artifacts import add_note, check_role
 
-    check_role(role)  # before a session is started for nothing
-    ctx = open_context()
-    try:
-        item = add_note(ctx, text, role=role, path=path, section=section, announce=say)
-    finally:
-        ctx.conn.close()
+    with Genesis() as g:
+        item = g.note(text, role=role, path=path, section=section, announce=say)
     if json_out:
         emit_json(item)
         return
@@ -47,18 +43,9 @@ def artifacts(
 ) -> None:
     """List the notes of a session, and which story each one is bound to."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.config import load_config
-    from genesis_git.db.connect import connect, store_path
-    from genesis_git.repo import find_repo
-    from genesis_git.story.artifacts import list_artifacts
 
-    repo = find_repo()
-    load_config(repo.root)
-    conn = connect(store_path(repo))
-    try:
-        res = list_artifacts(conn, repo, session)
-    finally:
-        conn.close()
+    with Genesis() as g:
+        res = g.artifacts(session)
     if json_out:
         emit_json(res)
         return

@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+
+from genesis_git.api import Genesis
 
 app = typer.Typer(help="The story ledger: what each story id holds, rebuilt from git when needed.",
                   no_args_is_help=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
 StoryArg = Annotated[str, typer.Argument(help="A story id, e.g. STORY-12.")]
-
-
-@contextmanager
-def _store() -> Iterator[Any]:
-    from genesis_git.config import load_config
-    from genesis_git.db.connect import connect, store_path
-    from genesis_git.repo import find_repo
-
-    repo = find_repo()
-    config = load_config(repo.root)
-    conn = connect(store_path(repo))
-    try:
-        yield repo, config, conn
-    finally:
-        conn.close()
 
 
 @app.command(name="list")
@@ -39,10 +24,9 @@ def list_(
 ) -> None:
     """List the stories, most recently updated first."""
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty
-    from genesis_git.story.ledger import list_records
 
-    with _store() as (_repo, _config, conn):
-        rows = list_records(conn, status)
+    with Genesis() as g:
+        rows = g.story_list(status)
     if json_out:
         emit_json({"stories": rows})
         return
@@ -70,10 +54,9 @@ def list_(
 def show(story_id: StoryArg, json_out: JsonOpt = False) -> None:
     """Show a story's record, its counts and its links."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.story.ledger import show_record
 
-    with _store() as (_repo, _config, conn):
-        rec = show_record(conn, story_id)
+    with Genesis() as g:
+        rec = g.story_show(story_id)
     if json_out:
         emit_json(rec)
         return
@@ -100,12 +83,9 @@ def set_(
 ) -> None:
     """Set a story's status and/or title (a new id creates the story as a draft)."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.story.artifacts import author
-    from genesis_git.story.ledger import set_record
 
-    with _store() as (repo, _config, conn):
-        rec, created = set_record(conn, repo.project_id, story_id, status=status, title=title,
-                                  by=author(repo))
+    with Genesis() as g:
+        rec, created = g.story_set(story_id, status=status, title=title)
     if json_out:
         emit_json({"created": created, "story": rec})
         return
@@ -126,10 +106,9 @@ def link(
 ) -> None:
     """Link a story to another story, an ADR, a ticket, a PR, a commit, a doc or a URL."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.story.binding import link_story
 
-    with _store() as (repo, config, conn):
-        res = link_story(conn, repo, config, story_id, link_type, target, description)
+    with Genesis() as g:
+        res = g.story_link(story_id, link_type, target, description)
     if json_out:
         emit_json(res)
         return
@@ -151,12 +130,12 @@ def context(
     """Everything a story holds: record, commits, net changed files, artifacts, links."""
     from genesis_git.cli.output import echo, emit_json, note
     from genesis_git.errors import UsageError
-    from genesis_git.story.context import build_context, render_markdown, render_text
+    from genesis_git.story.context import render_markdown, render_text
 
     if json_out and markdown:
         raise UsageError("--json and --markdown exclude each other")
-    with _store() as (_repo, _config, conn):
-        ctx = build_context(conn, story_id, with_code=with_code)
+    with Genesis() as g:
+        ctx = g.story(story_id, with_code=with_code)
     if json_out:
         emit_json(ctx)
         return
@@ -179,10 +158,9 @@ def rebuild(
     Notes, decisions and other artifacts that exist only in the ledger are kept.
     """
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.story.rebuild import rebuild as do_rebuild
 
-    with _store() as (repo, config, conn):
-        res = do_rebuild(conn, repo, config, prune=prune)
+    with Genesis() as g:
+        res = g.story_rebuild(prune=prune)
     if json_out:
         emit_json(res)
         return

@@ -1,0 +1,90 @@
+"""The command line goes through the core: every command is a call of ``Genesis`` (genesis_git.api).
+
+An MCP server or any other front end calls the same methods and gets what the
+command line gets; these tests hold both to that.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from genesis_git.api import Genesis
+from genesis_git.cli.main import app
+
+from conftest import ROOT, commit_files, git
+
+runner = CliRunner()
+
+# What only the core may open: git, the configuration, the store, sessions.
+CORE_ONLY = ("genesis_git.repo", "genesis_git.config", "genesis_git.db", "genesis_git.session",
+             "genesis_git.setup", "genesis_git.doctor", "genesis_git.cache",
+             "genesis_git.story.ledger", "genesis_git.story.binding",
+             "genesis_git.story.rebuild", "genesis_git.story.artifacts",
+             "genesis_git.hooks.install", "genesis_git.retrieve.engine", "genesis_git.impact.engines")
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+    return found
+
+
+def test_cli_modules_open_nothing_themselves() -> None:
+    offenders = [f"{path.name}:{line}: {module}"
+                 for path in sorted((ROOT / "genesis_git" / "cli").glob("*.py"))
+                 for line, module in _imports(path)
+                 if any(module == banned or module.startswith(banned + ".")
+                        for banned in CORE_ONLY)]
+    assert offenders == [], "the CLI must go through genesis_git.api: " + ", ".join(offenders)
+
+
+def test_the_facade_answers_what_the_commands_print(repo: Path) -> None:
+    """A session, a note, a commit, then the same answers from the CLI and from Genesis."""
+    import json
+
+    assert runner.invoke(app, ["hooks", "install"]).exit_code == 0
+    with Genesis() as g:
+        assert g.hooks_status()["hooks"][0]["state"] == "installed"
+        report = g.start_session(name="订单", prebuild=False)
+        assert report.started and report.files == 4
+        assert g.active_session()["name"] == "订单"  # type: ignore[index]
+        item = g.note("discount_code 可为空", role="decision", path="db/schema.sql")
+        assert item["role"] == "decision" and item["path"] == "db/schema.sql"
+    commit_files(repo, "STORY-7: discount code", {"db/schema.sql": "CREATE TABLE orders (\n"
+                                                    "  id INTEGER PRIMARY KEY,\n"
+                                                    "  discount_code TEXT\n);\n"})
+    cli = json.loads(runner.invoke(app, ["story", "show", "STORY-7", "--json"]).stdout)
+    with Genesis() as g:
+        assert g.story_show("STORY-7") == cli
+        assert [r["story_id"] for r in g.story_list()] == ["STORY-7"]
+        rec, created = g.story_set("STORY-7", status="review")
+        assert rec["status"] == "review" and not created
+        head = git(repo, "rev-parse", "HEAD").strip()
+        assert g.story_link("STORY-7", "commit", "HEAD")["target"] == head
+        arts = g.artifacts()
+        assert arts["artifacts"][0]["stories"] == ["STORY-7"] and arts["unbound"] == 0
+        assert g.story_rebuild()["stories"] == ["STORY-7"]
+        hits = g.search_query("discount code", k=3, types=("DB",), announce=print)
+        assert [h.path for h in hits.hits] == ["db/schema.sql"]
+        sid = g.active_session()["id"]  # type: ignore[index]
+        assert [s["id"] for s in g.sessions()] == [sid]
+        assert g.session_summary(sid)["artifacts"] == 1
+        assert g.refresh_session(prebuild=False).session == sid
+        impact = g.investigate("订单表新增字段 discount_code", k=3)
+        assert "db/schema.sql" in [f["path"] for f in impact.result["files"]]
+        shown = runner.invoke(app, ["impact", "--json", "-k", "3", "订单表新增字段 discount_code"])
+        assert json.loads(shown.stdout) == impact.result
+        blobs = g.cache_stats()["blobs"]
+        assert g.cache_gc(dry_run=True)["blobs_removed"] == 1  # schema.sql before the commit
+        assert g.cache_stats()["blobs"] == blobs
+        assert g.end_session() == sid and g.active_session() is None
+        assert {f.name for f in g.doctor()} >= {"git", "store"}
+        assert g.uninstall_hooks()["hooks"]
+    assert runner.invoke(app, ["session", "status"]).exit_code == 1
