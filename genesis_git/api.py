@@ -393,6 +393,31 @@ class Genesis:
                                               prune=prune)
         return res
 
+    # -- the organisation's mirror (PostgreSQL) --------------------------------
+    def mirror(self, url: str | None = None) -> dict[str, Any]:
+        """Write this repository's ledger records into the PostgreSQL mirror.
+
+        Only git and the configuration are read: the local store is not opened.
+        """
+        service = _part("genesis_git.mirror.service", "the PostgreSQL mirror")
+        result: dict[str, Any] = service.mirror(self.repo, self.config, url)
+        return result
+
+    def org_stories(self, *, url: str | None = None, status: str | None = None,
+                    project: str | None = None) -> dict[str, Any]:
+        """The stories of every repository in the mirror, each with its projects."""
+        service = _part("genesis_git.mirror.service", "the PostgreSQL mirror")
+        result: dict[str, Any] = service.org_stories(service.config_here(self.repo_path), url,
+                                                     status=status, project=project)
+        return result
+
+    def org_story(self, story_id: str, *, url: str | None = None) -> dict[str, Any]:
+        """A story's context from every repository in the mirror, each item with its project."""
+        service = _part("genesis_git.mirror.service", "the PostgreSQL mirror")
+        result: dict[str, Any] = service.org_story(service.config_here(self.repo_path),
+                                                   story_id, url)
+        return result
+
     # -- design ---------------------------------------------------------------
     def design(self, query: str, top: int | None = None) -> dict[str, Any]:
         """Search the design library of the repository."""

@@ -61,6 +61,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "pattern": r"[A-Z][A-Z0-9]+-\d+",
         "require_story": False,
     },
+    "ledger": {
+        "mirror": "",
+        "project_id": "",
+    },
     "impact": {
         "engine": "none",
         "timeout": 60.0,
@@ -103,6 +107,10 @@ DESCRIPTIONS: dict[str, str] = {
     "text.synonyms": 'extra synonym groups: term = ["syn1", "syn2"]',
     "story.pattern": "regular expression of a story id in commit messages",
     "story.require_story": "commit-msg rejects messages without a story id",
+    "ledger.mirror": "PostgreSQL URL of the organisation's mirror, without a password "
+                     "(PGPASSWORD, ~/.pgpass or a service file hold it)",
+    "ledger.project_id": "this repository's project in the mirror (default: its normalised "
+                         "origin URL)",
     "impact.engine": 'none, openai, or "cmd:<command line>" (prompt on stdin)',
     "impact.timeout": "seconds before the LLM engine gives up",
     "impact.base_url": "base URL of an OpenAI-compatible chat endpoint",

@@ -20,6 +20,7 @@ class ExitCode(IntEnum):
     USER_ERROR = 1  # bad input, unknown id, failed check, broken or locked store
     USAGE = 2  # unknown option, missing argument, invalid option value (click's own code)
     ENVIRONMENT = 3  # not a git repository, bare repository, git missing
+    MIRROR = 4  # the PostgreSQL mirror is unreachable, refused the login or lacks a permission
     COMMIT_REJECTED = 65  # commit-msg with story.require_story: no story id (sysexits EX_DATAERR)
     INTERNAL = 70  # a bug in genesis: logged with its traceback (sysexits EX_SOFTWARE)
     INTERRUPTED = 130  # Ctrl-C
@@ -56,6 +57,12 @@ class StoreError(GenesisError):
 
 class ConfigError(GenesisError):
     """A configuration file or variable holds a value genesis cannot use."""
+
+
+class MirrorError(GenesisError):
+    """The PostgreSQL mirror failed: nothing was changed locally, the batch was rolled back."""
+
+    exit_code = ExitCode.MIRROR
 
 
 class UsageError(GenesisError):

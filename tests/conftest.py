@@ -117,3 +117,25 @@ def commit_files(root: Path, msg: str, files: dict[str, str | None] | None = Non
             git(root, "add", rel)
     git(root, "commit", "-q", "-m", msg, *extra)
     return git(root, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[object]:
+    """A real PostgreSQL for the whole session (see ``pg_helpers``)."""
+    from pg_helpers import start_server
+
+    with start_server() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_db(pg_server: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """A fresh database; its owner's password is in PGPASSWORD, no other PG* variable is set."""
+    from pg_helpers import fresh_database
+
+    for var in list(os.environ):
+        if var.startswith("PG"):
+            monkeypatch.delenv(var, raising=False)
+    with fresh_database(pg_server) as db:  # type: ignore[arg-type]
+        monkeypatch.setenv("PGPASSWORD", db.password)
+        yield db

@@ -258,6 +258,12 @@ def _add_story(app: typer.Typer) -> None:
     app.add_typer(story.app, name="story")
 
 
+def _add_ledger(app: typer.Typer) -> None:
+    from genesis_git.cli import ledger
+
+    app.add_typer(ledger.app, name="ledger")
+
+
 def _add_hooks(app: typer.Typer) -> None:
     from genesis_git.cli import hooks
 
@@ -284,6 +290,7 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "search": _add_search,
     "impact": _add_impact,
     "story": _add_story,
+    "ledger": _add_ledger,
     "hooks": _add_hooks,
     "design": _add_design,
     "cache": _add_cache,

@@ -12,6 +12,9 @@ app = typer.Typer(help="The story ledger: what each story id holds, rebuilt from
                   no_args_is_help=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
+OrgOpt = Annotated[bool, typer.Option(
+    "--org", help="Read the organisation's PostgreSQL mirror: every repository's stories, each "
+                  "item marked with its project.")]
 StoryArg = Annotated[str, typer.Argument(help="A story id, e.g. STORY-12.")]
 
 
@@ -21,10 +24,16 @@ def list_(
         "--status", help="Only stories with this status (draft, in_progress, review, done, "
                          "archived).")] = None,
     json_out: JsonOpt = False,
+    org: OrgOpt = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", help="With --org: only stories that this project took part in.")] = None,
 ) -> None:
     """List the stories, most recently updated first."""
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty
 
+    if org or project is not None:
+        _org_list(status, project, json_out)
+        return
     with Genesis() as g:
         rows = g.story_list(status)
     if json_out:
@@ -48,6 +57,36 @@ def list_(
     for r in rows:
         echo(f"{r['story_id']}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
              f"{r['updated_at']}\t{r['title'] or ''}")
+
+
+def _org_list(status: str | None, project: str | None, json_out: bool) -> None:
+    from genesis_git.cli.output import echo, emit_json, note, stdout_is_tty
+    from genesis_git.mirror.org import render_list
+
+    res = Genesis().org_stories(status=status, project=project)
+    if json_out:
+        emit_json(res)
+        return
+    rows = res["stories"]
+    if not rows:
+        note(f"no stories in the mirror at {res['mirror']}" +
+             (f" with status {status}" if status else "") +
+             (f" for project {project}" if project else ""))
+        return
+    if stdout_is_tty():
+        from rich.table import Table
+
+        from genesis_git.cli.output import console
+
+        table = Table("story", "status", "commits", "notes", "updated", "projects", "title")
+        for r in rows:
+            table.add_row(r["story_id"], r["status"], str(r["commits"]), str(r["artifacts"]),
+                          (r["updated_at"] or "")[:16], "\n".join(r["projects"]),
+                          r["title"] or "")
+        console().print(table)
+        return
+    for line in render_list(rows):
+        echo(line)
 
 
 @app.command()
@@ -126,6 +165,7 @@ def context(
     with_code: Annotated[int, typer.Option(
         "--with-code", min=0, metavar="K",
         help="Add the K most relevant chunks of the current index for the story's text.")] = 0,
+    org: OrgOpt = False,
 ) -> None:
     """Everything a story holds: record, commits, net changed files, artifacts, links."""
     from genesis_git.cli.output import echo, emit_json, note
@@ -134,6 +174,11 @@ def context(
 
     if json_out and markdown:
         raise UsageError("--json and --markdown exclude each other")
+    if org:
+        if with_code:
+            raise UsageError("--with-code reads this clone's index; it does not go with --org")
+        _org_context(story_id, json_out, markdown)
+        return
     with Genesis() as g:
         ctx = g.story(story_id, with_code=with_code)
     if json_out:
@@ -145,6 +190,19 @@ def context(
         typer.echo(render_markdown(ctx), nl=False)
     else:
         echo(render_text(ctx))
+
+
+def _org_context(story_id: str, json_out: bool, markdown: bool) -> None:
+    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.mirror import org
+
+    ctx = Genesis().org_story(story_id)
+    if json_out:
+        emit_json(ctx)
+    elif markdown:
+        typer.echo(org.render_markdown(ctx), nl=False)
+    else:
+        echo(org.render_text(ctx, ctx["mirror"]))
 
 
 @app.command()

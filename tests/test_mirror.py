@@ -1,0 +1,288 @@
+"""``genesis ledger mirror`` and ``--org``: real repositories, real ledger refs, a real PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from genesis_git.ledger.records import Record, append_records, fold, read_records
+
+from conftest import commit_files, genesis_cmd, git, make_repo
+
+pytest.importorskip("psycopg")
+
+ANN = ("Ann Analyst", "ann@example.com")
+BOB = ("Bob Builder", "bob@example.com")
+
+
+def rec(kind: str, story: str | None = None, *, session: str | None = None,
+        who: tuple[str, str] = ANN, time: str | None = None, **payload: Any) -> Record:
+    return Record.new(kind, story_id=story, session_id=session, author_name=who[0],
+                      author_email=who[1], payload=payload, time=time)
+
+
+def run(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([*genesis_cmd(), *args], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=120)
+
+
+def project_repo(path: Path, origin: str, mirror_url: str | None) -> Path:
+    root = make_repo(path, {"README.md": f"# {path.name}\n"})
+    git(root, "remote", "add", "origin", origin)
+    if mirror_url is not None:
+        (root / ".genesis.toml").write_text(f'[ledger]\nmirror = "{mirror_url}"\n')
+    return root
+
+
+def story_commit(root: Path, story: str, files: dict[str, str | None], subject: str,
+                 who: tuple[str, str] = ANN) -> list[Record]:
+    """A real commit naming ``story``, and the records the ledger keeps for it."""
+    sha = commit_files(root, f"{story}: {subject}", files)
+    date = git(root, "log", "-1", "--format=%aI", sha).strip()
+    recs = [rec("link.added", story, who=who, link_type="commit", target=sha,
+                description=subject, meta={"author": who[0], "date": date, "subject":
+                                           f"{story}: {subject}", "committed": 0})]
+    for path, text in files.items():
+        recs.append(rec("artifact.added", story, who=who, role="doc_change", path=path,
+                        doc_id=sha, change_type="removed" if text is None else "added",
+                        source_ref="commit"))
+    return recs
+
+
+def two_repositories(tmp_path: Path, url: str) -> tuple[Path, Path]:
+    backend = project_repo(tmp_path / "backend", "git@git.example.com:org/backend.git", url)
+    web = project_repo(tmp_path / "web", "https://git.example.com/org/web.git", url)
+    append_records(backend, [
+        rec("story.created", "STORY-12", title="Discount codes", status="in_progress"),
+        rec("artifact.added", "STORY-12", role="decision",
+            content="discount_code is nullable; old orders keep NULL", path="db/schema.sql"),
+        rec("artifact.added", "STORY-12", role="risk", content="totals must stay consistent"),
+        *story_commit(backend, "STORY-12", {"db/schema.sql": "ALTER TABLE orders;\n"},
+                      "add discount code"),
+    ])
+    append_records(web, [
+        rec("story.created", "STORY-12", who=BOB, title="Discount codes (web)",
+            status="in_progress"),
+        rec("artifact.added", "STORY-12", who=BOB, role="note",
+            content="the checkout form shows a discount field"),
+        rec("link.added", "STORY-12", who=BOB, link_type="ticket", target="JIRA-7",
+            description="design ticket"),
+        *story_commit(web, "STORY-12", {"src/checkout.ts": "export {}\n"}, "checkout field",
+                      who=BOB),
+        rec("story.created", "STORY-13", who=BOB, title="Dark mode",
+            time="2030-01-01T00:00:00.000Z"),
+    ])
+    return backend, web
+
+
+def counts(pg_db) -> dict[str, int]:
+    return {t: pg_db.count(t) for t in ("genesis_records", "story_records", "story_artifacts",
+                                        "story_links", "session_artifacts")}
+
+
+def test_two_repositories_in_one_mirror(tmp_path: Path, pg_db) -> None:
+    backend, web = two_repositories(tmp_path, pg_db.url)
+    for root in (backend, web):
+        out = run(root, "ledger", "mirror", "--json")
+        assert out.returncode == 0, out.stderr
+        res = json.loads(out.stdout)
+        assert res["sent"] == res["added"] == res["records"] > 0
+        assert pg_db.password not in out.stdout + out.stderr
+    assert json.loads(run(backend, "ledger", "mirror", "--json").stdout)["project"] == \
+        "git.example.com/org/backend"
+
+    out = run(web, "story", "context", "STORY-12", "--org", "--json")
+    assert out.returncode == 0, out.stderr
+    ctx = json.loads(out.stdout)
+    assert ctx["story"]["projects"] == ["git.example.com/org/backend", "git.example.com/org/web"]
+    assert ctx["story"]["project_id"] == "git.example.com/org/backend"  # created there first
+    assert ctx["story"]["title"] == "Discount codes"  # the earliest story.created gives it
+    decisions = ctx["artifacts"]["decision"]
+    assert [(a["project"], a["summary"]) for a in decisions] == [
+        ("git.example.com/org/backend", "discount_code is nullable; old orders keep NULL")]
+    assert [(a["project"], a["summary"]) for a in ctx["artifacts"]["note"]] == [
+        ("git.example.com/org/web", "the checkout form shows a discount field")]
+    assert ctx["artifacts"]["risk"][0]["project"] == "git.example.com/org/backend"
+    assert {(c["project"], c["subject"]) for c in ctx["commits"]} == {
+        ("git.example.com/org/backend", "STORY-12: add discount code"),
+        ("git.example.com/org/web", "STORY-12: checkout field")}
+    assert {(f["project"], f["path"], f["change"]) for f in ctx["files"]} == {
+        ("git.example.com/org/backend", "db/schema.sql", "added"),
+        ("git.example.com/org/web", "src/checkout.ts", "added")}
+    assert [(lk["project"], lk["type"], lk["target"]) for lk in ctx["links"]] == [
+        ("git.example.com/org/web", "ticket", "JIRA-7")]
+
+    md = run(backend, "story", "context", "STORY-12", "--org", "--markdown").stdout
+    assert md.startswith("# STORY-12: Discount codes\n")
+    assert "- [git.example.com/org/web] the checkout form shows a discount field" in md
+    assert "[git.example.com/org/backend] added: `db/schema.sql`" in md
+    text = run(backend, "story", "context", "STORY-12", "--org").stdout
+    assert "projects (2): git.example.com/org/backend, git.example.com/org/web" in text
+
+    listed = json.loads(run(backend, "story", "list", "--org", "--json").stdout)["stories"]
+    assert [(s["story_id"], s["projects"], s["artifacts"], s["commits"]) for s in listed] == [
+        ("STORY-13", ["git.example.com/org/web"], 0, 0),
+        ("STORY-12", ["git.example.com/org/backend", "git.example.com/org/web"], 3, 2)]
+    backend_only = run(backend, "story", "list", "--org", "--project",
+                       "git.example.com/org/backend")
+    assert [line.split("\t")[0] for line in backend_only.stdout.splitlines()] == ["STORY-12"]
+
+
+def test_mirroring_again_changes_nothing(tmp_path: Path, pg_db) -> None:
+    backend, web = two_repositories(tmp_path, pg_db.url)
+    for root in (backend, web):
+        assert run(root, "ledger", "mirror").returncode == 0
+    before = counts(pg_db)
+    with pg_db.admin() as conn:
+        ids_before = conn.execute("SELECT array_agg(id ORDER BY id) FROM story_artifacts").fetchone()
+    for root in (web, backend):
+        out = run(root, "ledger", "mirror")
+        assert out.returncode == 0
+        assert out.stdout.startswith("the mirror is up to date:")
+    assert counts(pg_db) == before
+    with pg_db.admin() as conn:
+        assert conn.execute(
+            "SELECT array_agg(id ORDER BY id) FROM story_artifacts").fetchone() == ids_before
+
+
+def _db_state(pg_db) -> dict[str, Any]:
+    with pg_db.admin() as conn:
+        stories = {r[0]: (r[1], r[2]) for r in conn.execute(
+            "SELECT story_id, title, status FROM story_records")}
+        arts = sorted(r[0] for r in conn.execute("SELECT record_id FROM story_artifacts"))
+        links = sorted(r[0] for r in conn.execute("SELECT record_id FROM story_links"))
+    return {"stories": stories, "artifacts": arts, "links": links}
+
+
+def _fold_state(records: list[Record]) -> dict[str, Any]:
+    states = fold(records)
+    return {"stories": {s: (st.title, st.status) for s, st in states.items()},
+            "artifacts": sorted(a["record_id"] for st in states.values() for a in st.artifacts),
+            "links": sorted(lk["record_id"] for st in states.values() for lk in st.links)}
+
+
+def test_three_clones_and_two_repositories_at_once(tmp_path: Path, pg_db) -> None:
+    origin = "https://git.example.com/org/shop.git"
+    shared = [rec("story.created", "STORY-12", title="Discounts", status="draft"),
+              rec("artifact.added", "STORY-12", role="decision", content="nullable column")]
+    clones = []
+    for n in range(3):
+        root = project_repo(tmp_path / f"clone{n}", origin, pg_db.url)
+        who = (f"Dev {n}", f"dev{n}@example.com")
+        own = [rec("artifact.added", "STORY-12", who=who, role="note", content=f"note {n}.{i}")
+               for i in range(40)]
+        own.append(rec("story.status", "STORY-12", who=who, status="review" if n else "done",
+                       time=f"2026-11-0{n + 1}T10:00:00.000Z"))
+        append_records(root, shared + own)
+        clones.append(root)
+    others = []
+    for name in ("docs", "mobile"):
+        root = project_repo(tmp_path / name, f"git@git.example.com:org/{name}.git", pg_db.url)
+        append_records(root, [rec("artifact.added", "STORY-12", role="note", content=name)] +
+                       [rec("story.created", f"{name.upper()}-{i}", title=name) for i in range(30)])
+        others.append(root)
+    import os
+
+    procs = [subprocess.Popen([*genesis_cmd(), "ledger", "mirror", "--json"], cwd=root,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ)) for root in clones + others]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 5, [e for _, e in outs]
+    added = sum(json.loads(o)["added"] for o, _ in outs)
+    everything = {r.id: r for root in clones + others for r in read_records(root)}
+    assert added == len(everything) == pg_db.count("genesis_records")
+    with pg_db.admin() as conn:
+        dupes = conn.execute(
+            "SELECT count(*) FROM (SELECT story_id, summary, project_id FROM story_artifacts "
+            "GROUP BY 1, 2, 3 HAVING count(*) > 1) d").fetchone()[0]
+    assert dupes == 0
+    assert _db_state(pg_db) == _fold_state(list(everything.values()))
+    assert _db_state(pg_db)["stories"]["STORY-12"] == ("Discounts", "review")  # Nov 3 wins
+
+
+def test_title_and_status_follow_the_last_writer_in_any_order(tmp_path: Path, pg_db) -> None:
+    a = project_repo(tmp_path / "a", "https://git.example.com/org/a.git", pg_db.url)
+    b = project_repo(tmp_path / "b", "https://git.example.com/org/a.git", pg_db.url)
+    created = rec("story.created", "STORY-1", title="first", time="2026-11-01T00:00:00.000Z")
+    append_records(a, [created, rec("story.title", "STORY-1", title="late title",
+                                    time="2026-11-05T00:00:00.000Z"),
+                       rec("story.status", "STORY-1", status="done",
+                           time="2026-11-02T00:00:00.000Z")])
+    append_records(b, [created, rec("story.title", "STORY-1", who=BOB, title="early title",
+                                    time="2026-11-03T00:00:00.000Z"),
+                       rec("story.status", "STORY-1", who=BOB, status="review",
+                           time="2026-11-04T00:00:00.000Z")])
+    assert run(a, "ledger", "mirror").returncode == 0
+    assert run(b, "ledger", "mirror").returncode == 0  # b's title is older: a's stays
+    ctx = json.loads(run(a, "story", "context", "STORY-1", "--org", "--json").stdout)
+    assert (ctx["story"]["title"], ctx["story"]["status"]) == ("late title", "review")
+    assert _db_state(pg_db) == _fold_state(list(read_records(a)) + list(read_records(b)))
+
+
+def test_removed_links_and_retracted_notes_leave_the_mirror(tmp_path: Path, pg_db) -> None:
+    root = project_repo(tmp_path / "r", "https://git.example.com/org/r.git", pg_db.url)
+    commit = story_commit(root, "STORY-5", {"a.py": "x = 1\n"}, "first")
+    note = rec("artifact.added", "STORY-5", role="note", content="to be retracted")
+    session_note = rec("note.written", session="s-1", role="risk", content="session risk")
+    append_records(root, [rec("story.created", "STORY-5", title="t"), note, session_note,
+                          *commit])
+    assert run(root, "ledger", "mirror").returncode == 0
+    assert pg_db.count("story_artifacts") == 2 and pg_db.count("session_artifacts") == 1
+    append_records(root, [rec("note.retracted", "STORY-5", note_id=note.id),
+                          rec("note.retracted", session="s-1", note_id=session_note.id),
+                          rec("link.removed", "STORY-5", link_type="commit",
+                              target=commit[0].payload["target"])])
+    assert run(root, "ledger", "mirror").returncode == 0
+    assert pg_db.count("story_artifacts") == 0  # the note and the commit's file
+    assert pg_db.count("story_links") == 0
+    assert pg_db.count("session_artifacts") == 0
+
+
+def test_a_record_the_seed_forbids_is_kept_but_not_folded(tmp_path: Path, pg_db) -> None:
+    root = project_repo(tmp_path / "r", "https://git.example.com/org/r.git", pg_db.url)
+    append_records(root, [rec("story.created", "STORY-9", title="t", status="wip"),
+                          rec("artifact.added", "STORY-9", role="opinion", content="meh"),
+                          rec("link.added", "STORY-9", link_type="wiki", target="x"),
+                          rec("story.status", "STORY-9", status="blocked"),
+                          rec("artifact.added", "STORY-9", role="note", content="fine")])
+    out = run(root, "ledger", "mirror", "--json")
+    assert out.returncode == 0, out.stderr
+    assert pg_db.count("genesis_records") == 5
+    with pg_db.admin() as conn:
+        assert conn.execute("SELECT status FROM story_records").fetchall() == [("draft",)]
+        assert conn.execute("SELECT summary FROM story_artifacts").fetchall() == [("fine",)]
+    assert pg_db.count("story_links") == 0
+
+
+def test_hooks_never_talk_to_postgresql(repo: Path, pg_db) -> None:
+    """A commit with a mirror configured: the installed hooks bind the story, the mirror is
+    untouched (not even its schema), and the hook process never imports psycopg."""
+    from genesis_git.hooks import install as inst
+    from genesis_git.repo import find_repo
+
+    (repo / ".genesis.toml").write_text(f'[ledger]\nmirror = "{pg_db.url}"\n')
+    inst.install(find_repo(repo), python=sys.executable)
+    assert run(repo, "session", "start").returncode == 0
+    assert run(repo, "session", "note", "a decision", "--role", "decision").returncode == 0
+    commit = commit_files(repo, "STORY-12: with a mirror configured", {"x.txt": "x\n"})
+    assert commit
+    with pg_db.admin() as conn:
+        assert conn.execute("SELECT to_regclass('genesis_migrations')").fetchone() == (None,)
+    probe = ("import sys\nfrom genesis_git.hooks import run\n"
+             "open('m.txt','w').write('STORY-12: y\\n')\n"
+             "for argv in (['commit-msg', 'm.txt'], ['post-commit']):\n"
+             "    assert run.main(argv) == 0\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('psycopg', "
+             "'genesis_git.mirror'))))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+    assert "STORY-12" in run(repo, "story", "list").stdout
