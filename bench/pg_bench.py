@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -97,6 +98,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    # a killed benchmark still stops its server (the finally blocks run)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     out: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores",
                            "python": platform.python_version()}
     with start_server() as server, tempfile.TemporaryDirectory(prefix="genesis-pgb-") as tmp:

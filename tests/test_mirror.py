@@ -286,3 +286,23 @@ def test_hooks_never_talk_to_postgresql(repo: Path, pg_db) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
     assert "STORY-12" in run(repo, "story", "list").stdout
+
+
+def test_project_identity_and_an_empty_ledger(tmp_path: Path, pg_db) -> None:
+    root = make_repo(tmp_path / "lonely", {"a.txt": "a\n"})
+    out = run(root, "ledger", "mirror", "--url", pg_db.url, "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert (res["project"], res["records"], res["sent"]) == ("lonely", 0, 0)
+    assert "no origin remote" in res["project_source"]
+    out = run(root, "ledger", "mirror", "--url", pg_db.url)
+    assert out.stdout.startswith("nothing to mirror: the ledger of lonely has no records yet")
+    (root / ".genesis.toml").write_text('[ledger]\nproject_id = "team/lonely"\n')
+    append_records(root, [rec("story.created", "STORY-3", title="x")])
+    out = run(root, "ledger", "mirror", "--url", pg_db.url)
+    assert out.returncode == 0
+    assert out.stdout.startswith("mirrored 1 new records of team/lonely to "
+                                 f"postgresql://{pg_db.user}@")
+    with pg_db.admin() as conn:
+        assert conn.execute("SELECT project_id FROM story_records").fetchall() == [
+            ("team/lonely",)]

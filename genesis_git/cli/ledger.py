@@ -31,6 +31,10 @@ def mirror(
     if json_out:
         emit_json(res)
         return
+    if res["records"] == 0:
+        echo(f"nothing to mirror: the ledger of {res['project']} has no records yet "
+             f"(the mirror at {res['mirror']} is ready)")
+        return
     if res["sent"] == 0:
         echo(f"the mirror is up to date: {res['records']} records of {res['project']} "
              f"already in {res['mirror']}")

@@ -156,11 +156,15 @@ def _stored_records(conn: Any, story_ids: Sequence[str]) -> tuple[list[Any], dic
     return recs, project_of
 
 
-def _story_project(recs: list[Any], project_of: dict[str, str], story_id: str) -> str:
-    mine = sorted((r for r in recs if r.story_id == story_id), key=lambda r: r.order())
-    created = [r for r in mine if r.kind == "story.created"]
-    first = (created or mine)[0]
-    return project_of[first.id]
+def _story_projects(recs: list[Any], project_of: dict[str, str]) -> dict[str, str]:
+    """``story_id -> project`` of its earliest ``story.created`` record (else its earliest)."""
+    best: dict[str, tuple[bool, tuple[str, str, str], str]] = {}
+    for r in recs:
+        key = (r.kind != "story.created", r.order(), r.id)
+        old = best.get(r.story_id)
+        if old is None or key < old:
+            best[r.story_id] = key
+    return {sid: project_of[key[2]] for sid, key in best.items()}
 
 
 _UPSERT_STORIES = """
@@ -199,6 +203,15 @@ ON CONFLICT (record_id) DO NOTHING
 """
 
 
+# rows of these stories that genesis wrote and the fold no longer holds (an anti-join, so
+# that it stays linear in the story's rows)
+_DELETE_STALE = """
+DELETE FROM {table} t
+WHERE t.story_id = ANY(%s) AND t.record_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM unnest(%s::text[]) AS k(id) WHERE k.id = t.record_id)
+"""
+
+
 def _columns(rows: list[tuple[Any, ...]], width: int) -> list[list[Any]]:
     cols: list[list[Any]] = [[] for _ in range(width)]
     for row in rows:
@@ -220,6 +233,7 @@ def refold(conn: Any, story_ids: Sequence[str]) -> None:
     _lock_stories(conn, ids)
     recs, project_of = _stored_records(conn, ids)
     states = fold(f for f in (_foldable(r) for r in recs) if f is not None)
+    story_project = _story_projects(recs, project_of)
     stories: list[tuple[Any, ...]] = []
     artifacts: list[tuple[Any, ...]] = []
     links: list[tuple[Any, ...]] = []
@@ -228,7 +242,7 @@ def refold(conn: Any, story_ids: Sequence[str]) -> None:
         if st is None:
             continue
         created = _time(st.created_at, "1970-01-01T00:00:00Z")
-        stories.append((_clean(sid), _story_project(recs, project_of, sid), _text(st.title),
+        stories.append((_clean(sid), story_project[sid], _text(st.title),
                         st.status, _text(st.baseline_commit_sha), created,
                         _time(st.updated_at, created), _text(st.created_by),
                         _text(st.updated_by)))
@@ -248,12 +262,10 @@ def refold(conn: Any, story_ids: Sequence[str]) -> None:
                           _time(lk.get("created_at"), created)))
     conn.execute(_UPSERT_STORIES, _columns(stories, 9))
     keep_artifacts = [a[0] for a in artifacts]
-    conn.execute("DELETE FROM story_artifacts WHERE story_id = ANY(%s) AND record_id IS NOT NULL "
-                 "AND NOT (record_id = ANY(%s))", (ids, keep_artifacts))
+    conn.execute(_DELETE_STALE.format(table="story_artifacts"), (ids, keep_artifacts))
     conn.execute(_INSERT_ARTIFACTS, _columns(artifacts, 14))
     keep_links = [lk[0] for lk in links]
-    conn.execute("DELETE FROM story_links WHERE story_id = ANY(%s) AND record_id IS NOT NULL "
-                 "AND NOT (record_id = ANY(%s))", (ids, keep_links))
+    conn.execute(_DELETE_STALE.format(table="story_links"), (ids, keep_links))
     conn.execute(_INSERT_LINKS, _columns(links, 7))
 
 
