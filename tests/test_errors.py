@@ -248,6 +248,15 @@ def _exit_of(code: ExitCode, repo: Path, monkeypatch: pytest.MonkeyPatch) -> int
     if code == ExitCode.ENVIRONMENT:
         monkeypatch.chdir(repo.parent)
         return runner.invoke(app, ["story", "list"]).exit_code
+    if code == ExitCode.MIRROR:
+        import socket
+
+        pytest.importorskip("psycopg")
+        with socket.socket() as s:  # a port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        monkeypatch.setenv("GENESIS_LEDGER_MIRROR", f"postgresql://u@127.0.0.1:{port}/org")
+        return runner.invoke(app, ["story", "list", "--org"]).exit_code
     if code == ExitCode.COMMIT_REJECTED:
         from genesis_git.hooks.run import main
 

@@ -306,3 +306,26 @@ def test_project_identity_and_an_empty_ledger(tmp_path: Path, pg_db) -> None:
     with pg_db.admin() as conn:
         assert conn.execute("SELECT project_id FROM story_records").fetchall() == [
             ("team/lonely",)]
+
+
+def test_lines_out_of_canonical_form_and_malformed_ones(tmp_path: Path, pg_db) -> None:
+    from genesis_git.ledger.records import LEDGER_REF, update_ref, write_commit
+
+    root = project_repo(tmp_path / "r", "https://git.example.com/org/r.git", pg_db.url)
+    canonical = rec("story.created", "STORY-4", title="canonical")
+    other = rec("artifact.added", "STORY-4", role="note", content='says "id":"X" inside')
+    reordered = json.dumps({"payload": other.payload, "kind": other.kind, "id": other.id,
+                            "story_id": other.story_id, "session_id": None,
+                            "author_name": "A", "author_email": "a@x", "time": other.time})
+    blob = "\n".join([canonical.to_json(), reordered, "{not json", ""]).encode()
+    commit = write_commit(root, None, {"stories/STORY-4.jsonl": blob}, [], "ledger")
+    assert update_ref(root, LEDGER_REF, commit, None, "test")
+    out = run(root, "ledger", "mirror", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["records"] == 2
+    assert "skipped 1 malformed ledger record" in out.stderr
+    with pg_db.admin() as conn:
+        assert conn.execute("SELECT summary FROM story_artifacts").fetchall() == [
+            ('says "id":"X" inside',)]
+    again = run(root, "ledger", "mirror", "--json")
+    assert json.loads(again.stdout)["sent"] == 0

@@ -105,8 +105,11 @@ def known_ids(conn: Any, ids: Sequence[str]) -> set[str]:
     """The ids among ``ids`` that the mirror already holds."""
     found: set[str] = set()
     for part in _chunks(list(ids), 50_000):
+        # one text parameter: record ids hold no comma, and psycopg quotes every element
+        # of a list with a regular expression
         found.update(r[0] for r in conn.execute(
-            "SELECT record_id FROM genesis_records WHERE record_id = ANY(%s)", (list(part),)))
+            "SELECT record_id FROM genesis_records "
+            "WHERE record_id = ANY(string_to_array(%s, ','))", (",".join(part),)))
     return found
 
 
@@ -130,7 +133,7 @@ def _insert_records(conn: Any, project: str, recs: Sequence[Any]) -> set[str]:
                                      json.dumps(_clean(r.payload), ensure_ascii=False)),
                               strict=True):
             col.append(_clean(value))
-    return {row[0] for row in conn.execute(_INSERT_RECORDS, (project, *cols))}
+    return {row[0] for row in conn.execute(_INSERT_RECORDS, (project, *cols), binary=True)}
 
 
 def _lock_stories(conn: Any, story_ids: Sequence[str]) -> None:
@@ -260,13 +263,13 @@ def refold(conn: Any, story_ids: Sequence[str]) -> None:
             links.append((rid, project_of.get(rid), _clean(sid), lk["link_type"],
                           _clean(str(lk["target"])), _text(lk.get("description")),
                           _time(lk.get("created_at"), created)))
-    conn.execute(_UPSERT_STORIES, _columns(stories, 9))
+    conn.execute(_UPSERT_STORIES, _columns(stories, 9), binary=True)
     keep_artifacts = [a[0] for a in artifacts]
-    conn.execute(_DELETE_STALE.format(table="story_artifacts"), (ids, keep_artifacts))
-    conn.execute(_INSERT_ARTIFACTS, _columns(artifacts, 14))
+    conn.execute(_DELETE_STALE.format(table="story_artifacts"), (ids, keep_artifacts), binary=True)
+    conn.execute(_INSERT_ARTIFACTS, _columns(artifacts, 14), binary=True)
     keep_links = [lk[0] for lk in links]
-    conn.execute(_DELETE_STALE.format(table="story_links"), (ids, keep_links))
-    conn.execute(_INSERT_LINKS, _columns(links, 7))
+    conn.execute(_DELETE_STALE.format(table="story_links"), (ids, keep_links), binary=True)
+    conn.execute(_INSERT_LINKS, _columns(links, 7), binary=True)
 
 
 _INSERT_NOTES = """
@@ -295,7 +298,7 @@ def _session_notes(conn: Any, project: str, recs: Sequence[Any]) -> int:
                          _text(p.get("created_by")) or _text(r.author)))
     added = 0
     if rows:
-        added = conn.execute(_INSERT_NOTES, _columns(rows, 9)).rowcount or 0
+        added = conn.execute(_INSERT_NOTES, _columns(rows, 9), binary=True).rowcount or 0
     if retracted:
         conn.execute("DELETE FROM session_artifacts WHERE record_id = ANY(%s)", (retracted,))
     return added

@@ -50,17 +50,20 @@ def repository_project(repo: Any, config: Config) -> tuple[str, str]:
 def mirror(repo: Any, config: Config, url: str | None = None, *,
            batch_size: int | None = None) -> dict[str, Any]:
     """Mirror every record of the repository's ledger (local and fetched) into PostgreSQL."""
-    from genesis_git.ledger.records import read_records
+    from genesis_git.mirror import source as ledger
     from genesis_git.mirror.connect import connect, psycopg
-    from genesis_git.mirror.push import BATCH, push
+    from genesis_git.mirror.push import BATCH, known_ids, push
 
     tgt = target(config, url)
     psycopg()  # say how to install it before reading anything
-    project, source = repository_project(repo, config)
-    records = list(read_records(repo.root))
+    project, where = repository_project(repo, config)
+    lines = ledger.ledger_lines(repo.root)
     with connect(tgt) as conn:
+        have = known_ids(conn, list(lines))
+        records = ledger.parse(item for rid, item in lines.items() if rid not in have)
         result = push(conn, records, project, batch_size=batch_size or BATCH)
-    return {"mirror": tgt.shown, "project": project, "project_source": source,
+    result.records = len(lines)
+    return {"mirror": tgt.shown, "project": project, "project_source": where,
             "schema": schema.VERSION, **result.as_dict()}
 
 
