@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import signal
 import statistics
 import subprocess
@@ -84,13 +85,25 @@ def make_repo(path: Path, origin: str, url: str, stories: list[int],
     return path
 
 
+CPU: list[float] = []  # CPU seconds (user + system) of each timed command, in order
+
+
 def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Wall seconds of one run of ``cmd``; its CPU seconds are appended to :data:`CPU`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr}")
     return took
+
+
+def _cpu_of(runs: int) -> float:
+    """The median CPU seconds of the last ``runs`` timed commands."""
+    return statistics.median(CPU[-runs:])
 
 
 def main() -> None:
@@ -105,15 +118,20 @@ def main() -> None:
     with start_server() as server, tempfile.TemporaryDirectory(prefix="genesis-pgb-") as tmp:
         base = Path(tmp)
         # -- 1 and 2: 10,000 records --------------------------------------------------
-        first, again = [], []
+        first, again, first_cpu, again_cpu = [], [], [], []
         for run in range(args.runs):
             with fresh_database(server) as db:
                 env = {**os.environ, "PGPASSWORD": db.password}
                 root = make_repo(base / f"r{run}", "git@git.example.com:org/shop.git", db.url,
                                  list(range(1000)), ("Ann", "ann@example.com"))
                 first.append(timed([*GENESIS, "ledger", "mirror"], root, env))
+                first_cpu.append(_cpu_of(1))
                 assert db.count("genesis_records") == 10_000
                 again.append(timed([*GENESIS, "ledger", "mirror"], root, env))
+                again_cpu.append(_cpu_of(1))
+        out["load_before"] = os.getloadavg()[0]
+        out["mirror_10k_cpu_s"] = statistics.median(first_cpu)
+        out["mirror_again_cpu_s"] = statistics.median(again_cpu)
         out["mirror_10k_s"] = statistics.median(first)
         out["mirror_10k_runs"] = [round(x, 3) for x in first]
         out["mirror_again_s"] = statistics.median(again)
@@ -140,6 +158,7 @@ def main() -> None:
             story = "STORY-2500"  # in 10 repositories
             cli = [timed([*GENESIS, "story", "context", story, "--org", "--json"], reader, env)
                    for _ in range(args.runs)]
+            out["org_context_cpu_s"] = _cpu_of(args.runs)
             listing = [timed([*GENESIS, "story", "list", "--org", "--json"], reader, env)
                        for _ in range(max(1, args.runs // 2))]
             with connect(Target(db.url, "--url"), migrate=False) as conn:
@@ -156,21 +175,27 @@ def main() -> None:
             out["org_list_cli_s"] = statistics.median(listing)
             out["genesis_help_s"] = statistics.median(
                 timed([*GENESIS, "--version"], reader, env) for _ in range(args.runs))
+            out["genesis_help_cpu_s"] = _cpu_of(args.runs)
+            out["load_after"] = os.getloadavg()[0]
     if args.json:
         print(json.dumps(out, indent=2))
         return
-    print(f"machine: {out['machine']}, Python {out['python']}")
+    print(f"machine: {out['machine']}, Python {out['python']}, load average "
+          f"{out['load_before']:.1f} after the first cases, {out['load_after']:.1f} at the end")
     print(f"ledger mirror, 10,000 records, empty mirror: {out['mirror_10k_s']:.2f} s "
-          f"(runs {out['mirror_10k_runs']}; target 3 s)")
+          f"(CPU {out['mirror_10k_cpu_s']:.2f} s; runs {out['mirror_10k_runs']}; target 3 s)")
     print(f"ledger mirror again, nothing new:            {out['mirror_again_s']:.2f} s "
-          f"(runs {out['mirror_again_runs']}; target 0.5 s)")
+          f"(CPU {out['mirror_again_cpu_s']:.2f} s; runs {out['mirror_again_runs']}; "
+          "target 0.5 s)")
     print(f"50 repositories x 1,000 stories filled in {out['org_fill_s']:.1f} s: "
           f"{out['org_rows']}")
     print(f"story context --org --json ({out['org_context_projects']} projects, "
           f"{out['org_context_items']} items): {out['org_context_cli_s']:.3f} s end to end, "
+          f"(CPU {out['org_context_cpu_s']:.3f} s), "
           f"{out['org_context_query_ms']:.1f} ms the queries (target 0.3 s)")
     print(f"story list --org --json (all stories): {out['org_list_cli_s']:.3f} s; "
-          f"genesis --version: {out['genesis_help_s']:.3f} s")
+          f"genesis --version: {out['genesis_help_s']:.3f} s (CPU "
+          f"{out['genesis_help_cpu_s']:.3f} s)")
 
 
 if __name__ == "__main__":
