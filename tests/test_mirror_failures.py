@@ -183,3 +183,7 @@ def test_unknown_story_and_empty_mirror(tmp_path: Path, pg_db) -> None:
     assert out.returncode == 0 and out.stdout == "" and "no stories in the mirror" in out.stderr
     out = run(root, "story", "context", "STORY-1", "--org", "--with-code", "3")
     assert out.returncode == 2
+    out = run(root, "story", "list", "--project", "x")
+    assert out.returncode == 2 and "--project goes with --org" in out.stderr
+    out = run(root, "ledger", "mirror", "--url", "host=127.0.0.1 dbname")
+    assert out.returncode == 2 and "cannot read the mirror URL" in out.stderr

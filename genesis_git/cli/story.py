@@ -30,8 +30,11 @@ def list_(
 ) -> None:
     """List the stories, most recently updated first."""
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty
+    from genesis_git.errors import UsageError
 
-    if org or project is not None:
+    if project is not None and not org:
+        raise UsageError("--project goes with --org (the local ledger is one project)")
+    if org:
         _org_list(status, project, json_out)
         return
     with Genesis() as g:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from genesis_git.errors import EnvironmentProblem, MirrorError
+from genesis_git.errors import EnvironmentProblem, MirrorError, UsageError
 from genesis_git.mirror import schema
 from genesis_git.mirror.conninfo import Target, scrub
 
@@ -52,9 +52,8 @@ def describe(exc: BaseException, target: Target) -> str:
         reasons = re.findall(r"failed:\s*(?:FATAL:\s*)?(.+)", message)
         detail = reasons[-1].strip() if reasons else _first_line(message)
     detail = detail or _first_line(message) or type(exc).__name__
-    if sqlstate == "28P01" or "password authentication failed" in message:
-        what = "the mirror refused the login"
-    elif sqlstate.startswith("28") or "no password supplied" in message:
+    if (sqlstate.startswith("28") or "password authentication failed" in message
+            or "no password supplied" in message):
         what = "the mirror refused the login"
     elif sqlstate == "42501":
         what = "the mirror's user lacks a permission"
@@ -73,9 +72,9 @@ def _kwargs(target: Target) -> dict[str, Any]:
     pg = psycopg()
     try:
         given = pg.conninfo.conninfo_to_dict(target.url)
-    except pg.ProgrammingError:
-        raise MirrorError(scrub(f"{target.source}: cannot parse the mirror URL {target.shown}",
-                                target.secrets())) from None
+    except pg.ProgrammingError as exc:
+        raise UsageError(scrub(f"{target.source}: cannot read the mirror URL {target.shown}: "
+                               f"{_first_line(str(exc))}", target.secrets())) from None
     extra: dict[str, Any] = {"autocommit": True}
     if "connect_timeout" not in given:
         extra["connect_timeout"] = CONNECT_TIMEOUT

@@ -57,7 +57,10 @@ def mirror(repo: Any, config: Config, url: str | None = None, *,
     tgt = target(config, url)
     psycopg()  # say how to install it before reading anything
     project, where = repository_project(repo, config)
+    from genesis_git.db.connect import store_path
+
     lines = ledger.ledger_lines(repo.root)
+    ledger.add_lines(lines, ledger.pending_lines(store_path(repo)))
     with connect(tgt) as conn:
         have = known_ids(conn, list(lines))
         records = ledger.parse(item for rid, item in lines.items() if rid not in have)

@@ -73,6 +73,39 @@ def ledger_lines(root: str | Path, warn: Callable[[str], None] = _warn) -> dict[
     return out
 
 
+def pending_lines(store: Path) -> list[bytes]:
+    """The records the local store holds that no ledger ref has yet (they wait there for
+    ``genesis sync``), private ones left out.  Read-only: the store is not changed, and a
+    store without that table (or no store) gives nothing."""
+    import sqlite3
+
+    if not store.is_file():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)
+    except sqlite3.Error:
+        return []
+    try:
+        rows = conn.execute("SELECT line FROM ledger_records WHERE in_ref = 0 AND private = 0 "
+                            "ORDER BY id").fetchall()
+    except sqlite3.Error:  # no such table: a store older than the shared ledger
+        return []
+    finally:
+        conn.close()
+    return [str(line).encode("utf-8") for (line,) in rows]
+
+
+def add_lines(out: dict[str, Any], lines: Iterable[bytes]) -> None:
+    """Add raw record lines to ``out`` (``id -> line``), keeping what is already there."""
+    for line in lines:
+        line = line.strip()
+        rid = fast_id(line) if line else None
+        if rid is not None:
+            out.setdefault(rid, line)
+        elif line:
+            out.setdefault(f"?{len(out)}", line)  # parsed (or refused) when it is sent
+
+
 def parse(items: Iterable[Any], warn: Callable[[str], None] = _warn) -> list[Any]:
     """The records of raw lines (records already parsed pass through)."""
     from genesis_git.ledger.records import Record
