@@ -144,6 +144,21 @@ def test_pgpass_file_and_keyword_urls(tmp_path: Path, pg_db) -> None:
     out = run(root, "ledger", "mirror", "--url", pg_db.url, env={"PGPASSWORD": ""})
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("mirrored 2 new records of git.example.com/org/r to ")
+    # a service file names the server; the password still comes from ~/.pgpass
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(pg_db.url)
+    host = parse_qs(parts.query).get("host", [parts.hostname or ""])[0]
+    service = tmp_path / "pg_service.conf"
+    lines = ["[org]", f"host={host}", f"dbname={pg_db.name}", f"user={pg_db.user}"]
+    if parts.port:
+        lines.append(f"port={parts.port}")
+    service.write_text("\n".join(lines) + "\n")
+    (root / ".genesis.toml").write_text('[ledger]\nmirror = "postgresql://?service=org"\n')
+    out = run(root, "story", "list", "--org", env={"PGPASSWORD": "",
+                                                   "PGSERVICEFILE": str(service)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("STORY-1\t")
 
 
 def test_without_a_mirror_org_says_how_to_configure_one(tmp_path: Path) -> None:
