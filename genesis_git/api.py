@@ -61,7 +61,7 @@ class Genesis:
 
     def __init__(self, repo_path: str | Path | None = None, *, use_rag: bool = False,
                  rag: ImpactRAG | None = None, engine: str | Engine | None = None,
-                 scope: str | None = None):
+                 scope: str | None = None, keep_corpus: bool = False):
         self.repo_path = Path(repo_path) if repo_path is not None else None
         self.use_rag = use_rag
         self.rag = rag
@@ -70,6 +70,9 @@ class Genesis:
         self._ctx: Context | None = None
         self._repo: Repo | None = None
         self._config: Config | None = None
+        # a long-lived caller (genesis mcp) keeps the impact corpus while the store is unchanged
+        self.keep_corpus = keep_corpus
+        self._kept: tuple[Any, Any] | None = None
 
     # -- plumbing ---------------------------------------------------------
     @property
@@ -311,7 +314,25 @@ class Genesis:
         options = ImpactOptions(k=k, chunks=ctx.config.int("impact.k"), graph=graph,
                                 history=history, stories=stories)
         return investigate(ctx, requirement, session_id=sid, use_rag=rag and not prompt_only,
-                           engine=engine_obj, options=options, prompt_only=prompt_only)
+                           engine=engine_obj, options=options, prompt_only=prompt_only,
+                           corpus=self._corpus(sid))
+
+    def _corpus(self, session_id: str) -> Any:
+        """The session's impact corpus, kept while the store is unchanged (``keep_corpus``)."""
+        if not self.keep_corpus:
+            return None
+        from genesis_git.impact.agent import load_context_corpus
+
+        conn = self.context.conn
+        key = (session_id, int(conn.execute("PRAGMA data_version").fetchone()[0]),
+               conn.total_changes)
+        if self._kept is None or self._kept[0] != key:
+            self._kept = None  # let the old one go before the new one is read
+            corpus = load_context_corpus(self.context, session_id)
+            key = (session_id, int(conn.execute("PRAGMA data_version").fetchone()[0]),
+                   conn.total_changes)  # reading may have prepared facts: that is the new state
+            self._kept = (key, corpus)
+        return self._kept[1]
 
     def impact_report(self, requirement: str, *, use_rag: bool | None = None,
                       engine: str | Engine | None = None, k: int = 10, graph: bool = True,
@@ -330,7 +351,7 @@ class Genesis:
                                      prompt_only=prompt_only)
         ctx = self.context
         sid = self.session()
-        agent = ImpactAgent(engine=chosen, context=ctx,
+        agent = ImpactAgent(engine=chosen, context=ctx, corpus=self._corpus(sid),
                             options=ImpactOptions(k=k, chunks=ctx.config.int("impact.k"),
                                                   graph=graph, history=history, stories=stories))
         return agent.investigate(requirement, scope=sid, use_rag=rag_mode, prompt_only=prompt_only)
@@ -423,4 +444,26 @@ class Genesis:
         """Search the design library of the repository."""
         search = _part("genesis_git.design.search", "the design library")
         result: dict[str, Any] = search.search(self.library, query, top)
+        return result
+
+    def design_search(self, query: str, top: int | None = None) -> dict[str, Any]:
+        """:meth:`design` as ``genesis design search --json`` prints it: ``available`` says
+        whether the library could be read; an unreadable one is a warning, not an error."""
+        from genesis_git.design.library import LibraryUnavailable
+
+        try:
+            result = self.design(query, top)
+            result["available"] = True
+        except LibraryUnavailable as exc:
+            lib = self.library
+            result = {"query": query, "ranker": "lexical", "reranked": False, "terms": [],
+                      "results": [], "warnings": [f"design library unavailable: {exc}"],
+                      "library": lib.display(lib.root), "available": False}
+        return result
+
+    def design_brief(self, task: str | None, *, out: str | None = None,
+                     request: str | None = None) -> dict[str, Any]:
+        """Write a brief of 3-5 cards and append its inspiration record (``design brief``)."""
+        brief = _part("genesis_git.design.brief", "the design library")
+        result: dict[str, Any] = brief.brief(self.library, task, out=out, request=request)
         return result

@@ -81,6 +81,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "stall_minutes": 30,
         "profile": "",
     },
+    "mcp": {
+        "max_repos": 4,
+    },
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -123,6 +126,7 @@ DESCRIPTIONS: dict[str, str] = {
     "design.max_chunks": "a library larger than this gets a warning",
     "design.stall_minutes": "an unanswered design request is stalled after this",
     "design.profile": "optional profile file with active areas (JSON)",
+    "mcp.max_repos": "repositories `genesis mcp` keeps loaded; the least recently used is closed",
 }
 
 

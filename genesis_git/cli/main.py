@@ -282,6 +282,12 @@ def _add_cache(app: typer.Typer) -> None:
     app.add_typer(cache.app, name="cache")
 
 
+def _add_mcp(app: typer.Typer) -> None:
+    from genesis_git.cli import mcp
+
+    mcp.register(app)
+
+
 # Top-level commands, in the order ``genesis --help`` lists them.
 COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "init": _add_init,
@@ -294,6 +300,7 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "hooks": _add_hooks,
     "design": _add_design,
     "cache": _add_cache,
+    "mcp": _add_mcp,
 }
 
 

@@ -69,9 +69,10 @@ class ImpactAgent:
 
     def __init__(self, rag: ImpactRAG | None = None, engine: str | Engine | None = "none", *,
                  context: Context | None = None, config: Config | None = None,
-                 options: ImpactOptions | None = None):
+                 options: ImpactOptions | None = None, corpus: Corpus | None = None):
         self.rag = rag
         self.context = context
+        self.loaded = corpus  # a corpus the caller keeps: used for its own session
         self.config = config if config is not None else (context.config if context else None)
         if engine is None or isinstance(engine, str):
             self.engine: Engine | None = get_engine(engine, self.config)
@@ -104,7 +105,10 @@ class ImpactAgent:
 
     def corpus(self, scope: str | None = None) -> Corpus:
         if self.context is not None:
-            return load_context_corpus(self.context, self._session(scope))
+            session = self._session(scope)
+            if self.loaded is not None and self.loaded.session_id == session:
+                return self.loaded
+            return load_context_corpus(self.context, session)
         if self.rag is not None:
             return corpus_from_rag(self.rag, scope or DEFAULT_SCOPE)
         raise GenesisError("ImpactAgent needs a repository context or an ImpactRAG to read from")
@@ -281,7 +285,8 @@ def suggest_terms(q: QueryInfo, corpus: Corpus, n: int = 5) -> list[str]:
     for term in sorted(q.weights, key=lambda t: (-q.weights[t], t))[: 2 * n]:
         size = len(term)
         # difflib's ratio is at most 2 * min(a, b) / (a + b): within 0.7 only for these lengths
-        keys = [k for length in range(math.ceil(size * 0.7 / 1.3), math.floor(size * 1.3 / 0.7) + 1)
+        keys = [k for length in range(math.ceil(size * 0.7 / 1.3 - 1e-9),
+                                       math.floor(size * 1.3 / 0.7 + 1e-9) + 1)
                 for k in by_length.get(length, ())]
         for key in difflib.get_close_matches(term, keys, n=2, cutoff=0.7):
             word = vocab[key]
@@ -293,8 +298,10 @@ def suggest_terms(q: QueryInfo, corpus: Corpus, n: int = 5) -> list[str]:
 
 def investigate(ctx: Context, requirement: str, *, session_id: str | None = None,
                 use_rag: bool = False, engine: str | Engine | None = None,
-                options: ImpactOptions | None = None, prompt_only: bool = False) -> ImpactReport:
-    """The impact of ``requirement`` on the repository of ``ctx`` (the CLI's one core call)."""
-    agent = ImpactAgent(engine=engine, context=ctx, options=options)
+                options: ImpactOptions | None = None, prompt_only: bool = False,
+                corpus: Corpus | None = None) -> ImpactReport:
+    """The impact of ``requirement`` on the repository of ``ctx`` (the CLI's one core call);
+    ``corpus`` is the session's corpus when the caller keeps one."""
+    agent = ImpactAgent(engine=engine, context=ctx, options=options, corpus=corpus)
     return agent.investigate(requirement, scope=session_id, use_rag=use_rag,
                              prompt_only=prompt_only)

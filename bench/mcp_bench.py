@@ -1,0 +1,199 @@
+"""Speed and memory of ``genesis mcp`` on the standard-library corpus, with the CLI beside it.
+
+Through the real stdio server (the ``genesis`` console script, byte-compiled
+as ``pip install`` leaves it), driven by a plain newline-delimited JSON-RPC
+client so that the figures are the server's, not a client library's:
+
+* start-up: process start to the ``initialize`` answer;
+* the first call of a fresh server (a session already indexed: the store,
+  the search base and the impact corpus are loaded cold), for search and
+  for impact;
+* warm calls: ``search`` over the 50 queries of ``search_bench.py`` ×
+  ``--rounds``, ``impact`` over 12 requirements × 2, as tool-call round trips:
+  p50 and p95;
+* a 100 KB query (a pasted log) through both tools;
+* the server's resident memory after 100 calls (and its peak);
+* the CLI: ``genesis search --json`` and ``genesis impact --json``, medians.
+
+    python bench/mcp_bench.py [--data /tmp/genesis-bench] [--rounds 3]
+
+Targets (2 cores): search p50 <= 20 ms and p95 <= 50 ms; impact p50 <= 300 ms;
+the first call of a fresh server <= 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import build_stdlib_corpus, compile_genesis, corpus_stats  # noqa: E402
+from search_bench import QUERIES, pct  # noqa: E402
+
+GENESIS = str(Path(sys.executable).parent / "genesis")
+
+REQUIREMENTS = [
+    "add a timeout argument to subprocess.run", "json decoder error message shows the line",
+    "argparse: allow abbreviations of long options to be turned off",
+    "logging handler that rotates files by size", "zipfile: extract all members safely",
+    "thread pool executor shutdown cancels pending futures",
+    "http client connection keeps alive", "sqlite3 connection context manager commits",
+    "temporary directory cleanup ignores errors", "csv reader handles quoted newlines",
+    "日志 配置 文件", "数据库 连接 sqlite 超时",
+]
+
+
+class Server:
+    """``genesis mcp`` as a subprocess, spoken to in newline-delimited JSON-RPC."""
+
+    def __init__(self, cwd: Path):
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen([GENESIS, "mcp"], cwd=cwd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}})
+        while True:
+            message = json.loads(self.lines.get(timeout=600))
+            if message.get("id") == self.next_id:
+                return message
+
+    def call(self, name: str, arguments: dict[str, Any]) -> float:
+        t0 = time.perf_counter()
+        reply = self.request("tools/call", {"name": name, "arguments": arguments})
+        elapsed = time.perf_counter() - t0
+        result = reply.get("result", {})
+        if "error" in reply or result.get("isError"):
+            raise SystemExit(f"{name} failed: {reply}")
+        return elapsed
+
+    def initialize(self) -> float:
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "bench", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return time.perf_counter() - self.started
+
+    def memory_mb(self) -> tuple[float, float]:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def cli_median(cwd: Path, args: list[str], runs: int) -> float:
+    times = []
+    for i in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([GENESIS, *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+        del i
+    return statistics.median(times)
+
+
+def pasted_log() -> str:
+    import sysconfig
+
+    base = Path(sysconfig.get_paths()["stdlib"])
+    text = "".join((base / f).read_text() for f in ("argparse.py", "subprocess.py"))
+    return ("Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+            + text)[:100_000]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("/tmp/genesis-bench"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cli-runs", type=int, default=9)
+    args = parser.parse_args(argv)
+    compile_genesis()
+    repo = build_stdlib_corpus(args.data / "stdlib-1", 1)
+    os.environ["GENESIS_HOME"] = str(args.data / "home-mcp")
+    os.environ["GENESIS_SEARCH_PREBUILD_CHUNKS"] = "0"
+    files, size = corpus_stats(repo)
+    print(f"corpus: {files} files, {size / 1e6:.1f} MB")
+    subprocess.run([GENESIS, "session", "start"], cwd=repo, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([GENESIS, "search", "warm up"], cwd=repo, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # saves the search base
+
+    out: dict[str, Any] = {}
+    server = Server(repo)
+    out["startup_s"] = server.initialize()
+    out["first_search_s"] = server.call("search", {"query": "parse command line arguments"})
+    out["first_impact_s"] = server.call("impact", {"requirement": REQUIREMENTS[0]})
+    calls = 2
+    search_t: list[float] = []
+    for _ in range(args.rounds):
+        for q in QUERIES:
+            search_t.append(server.call("search", {"query": q}))
+            calls += 1
+    impact_t: list[float] = []
+    for _ in range(2):
+        for r in REQUIREMENTS:
+            impact_t.append(server.call("impact", {"requirement": r}))
+            calls += 1
+    while calls < 100:
+        search_t.append(server.call("search", {"query": QUERIES[calls % len(QUERIES)]}))
+        calls += 1
+    out["calls"] = calls
+    out["rss_mb"], out["peak_mb"] = server.memory_mb()
+    log = pasted_log()
+    out["huge_search_s"] = server.call("search", {"query": log})
+    out["huge_impact_s"] = server.call("impact", {"requirement": log})
+    server.close()
+    out["search_p50_ms"] = pct(search_t, 0.5) * 1000
+    out["search_p95_ms"] = pct(search_t, 0.95) * 1000
+    out["impact_p50_ms"] = pct(impact_t, 0.5) * 1000
+    out["impact_p95_ms"] = pct(impact_t, 0.95) * 1000
+    out["cli_search_s"] = cli_median(repo, ["search", "--json", "parse command line arguments"],
+                                     args.cli_runs)
+    out["cli_impact_s"] = cli_median(repo, ["impact", "--json", REQUIREMENTS[0]],
+                                     max(3, args.cli_runs // 3))
+    print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()},
+                     indent=2))
+    print()
+    print("| measure | `genesis mcp` | CLI | target |")
+    print("|---|---|---|---|")
+    print(f"| search p50 / p95 | {out['search_p50_ms']:.1f} / {out['search_p95_ms']:.1f} ms | "
+          f"{out['cli_search_s']:.2f} s (median) | ≤ 20 / 50 ms |")
+    print(f"| impact p50 / p95 | {out['impact_p50_ms']:.0f} / {out['impact_p95_ms']:.0f} ms | "
+          f"{out['cli_impact_s']:.2f} s (median) | ≤ 300 ms |")
+    print(f"| first search / impact of a fresh server | {out['first_search_s']:.2f} / "
+          f"{out['first_impact_s']:.2f} s | | ≤ 1 s |")
+    print(f"| start-up to the initialize answer | {out['startup_s']:.2f} s | | |")
+    print(f"| a 100 KB query: search / impact | {out['huge_search_s'] * 1000:.0f} / "
+          f"{out['huge_impact_s'] * 1000:.0f} ms | | |")
+    print(f"| resident memory after {out['calls']} calls (peak) | {out['rss_mb']:.0f} MB "
+          f"({out['peak_mb']:.0f} MB) | | |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

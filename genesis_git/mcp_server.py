@@ -1,0 +1,467 @@
+"""``genesis mcp``: genesis's tools for coding agents, over the Model Context Protocol on stdio.
+
+Built on the official Python SDK (``mcp`` 2.x, :class:`mcp.server.mcpserver.MCPServer`),
+an optional extra: ``pip install 'genesis-git[mcp]'``.  Every tool calls the
+same core functions as the command line, through :class:`genesis_git.api.Genesis`,
+and returns the JSON that the command's ``--json`` prints as structured
+content, with a short text rendering beside it.
+
+The server keeps what it loaded warm between calls, per repository: the open
+store, the session's search base, the impact corpus.  Before each call it does
+the refresh the CLI does (answered from the session's state key when git
+reports nothing new), so an edit saved a second ago is found.  At most
+``mcp.max_repos`` repositories are kept; the least recently used is closed.
+
+Calls run one at a time.  A bad argument, a path outside a repository or an
+unknown story is a tool error of one line; the server carries on.  Nothing
+but protocol messages goes to stdout (the SDK points file descriptor 1 at
+stderr while it serves, so a child process cannot write into the protocol
+either); logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from genesis_git import __version__
+from genesis_git.errors import GenesisError, UsageError
+
+if TYPE_CHECKING:
+    from genesis_git.api import Genesis
+
+log = logging.getLogger("genesis.mcp")
+
+INSTRUCTIONS = """\
+genesis indexes a git working tree (uncommitted edits included) and answers
+"where is this?" and "what does this change touch?" with explained scores.
+It also keeps a story ledger (notes and decisions bound to STORY-12-style ids by
+commits) and a library of design reference cards. Everything runs locally.
+
+When to call which tool:
+- impact: BEFORE editing for a requirement, an issue or a bug report. Pass the
+  requirement text (a pasted issue is fine); you get the files, symbols and
+  fields it affects, ranked, each with evidence lines and the reasons of its score.
+- search: to find a symbol, a passage, a config key or a doc section. Use
+  files=true for one line per file; type/path/component/owner narrow it.
+- story_context: to resume work on a story (e.g. STORY-12): its commits, net
+  changed files, notes, decisions and links. story_list lists the stories.
+- session_note: to record a decision, a risk or an analysis while you work
+  (role=decision|risk|analysis|note|test_model|doc_change); the next commit
+  whose message names a story binds it to that story.
+- session_status / session_start: the worktree's session (start it with
+  doc=<path of the requirement document> to bind that document too).
+- design_search / design_brief: design reference cards (spacing, contrast,
+  type, dark mode, touch targets); design_brief also writes tasks/design-brief.md.
+
+Every tool takes an optional repo: the absolute path of the repository (or a
+folder inside it); without it, the server's working directory is used. Search
+and impact see the working tree as it is now. A very long query is read in
+part (its first 32,768 characters, its 32 weightiest terms) and the result says so.
+Results carry the same JSON as the genesis command's --json (structured content).
+"""
+
+DEFAULT_MAX_REPOS = 4
+
+Repo = Annotated[str | None, Field(
+    description="Absolute path of the repository (or a folder inside it); default: the "
+                "server's working directory.")]
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, for a tool error."""
+    return " ".join(str(text).split())
+
+
+class Workspaces:
+    """The open repositories, least recently used first; at most ``limit`` are kept."""
+
+    def __init__(self, limit: int = DEFAULT_MAX_REPOS, default: Path | None = None):
+        self.limit = max(1, limit)
+        self.default = default
+        self._open: OrderedDict[Path, tuple[Genesis, tuple[Any, ...]]] = OrderedDict()
+        self._roots: dict[str, Path] = {}
+
+    def _root(self, repo: str | None) -> Path:
+        from genesis_git.repo import find_repo
+
+        if repo is not None and not Path(repo).is_absolute():
+            raise UsageError(f"repo must be an absolute path (got {repo!r})")
+        where = Path(repo) if repo is not None else (self.default or Path.cwd())
+        key = str(where)
+        root = self._roots.get(key)
+        if root is None or not (root / ".git").exists():
+            root = find_repo(where).root
+            if len(self._roots) > 256:
+                self._roots.clear()
+            self._roots[key] = root
+        return root
+
+    @staticmethod
+    def _config_stamp(root: Path) -> tuple[Any, ...]:
+        """What the configuration of ``root`` was read from; a change reopens the repository."""
+        from genesis_git.config import CONFIG_FILE
+
+        stamp: list[Any] = []
+        for name in (CONFIG_FILE, "pyproject.toml"):
+            try:
+                st = (root / name).stat()
+                stamp.append((st.st_mtime_ns, st.st_size))
+            except OSError:
+                stamp.append(None)
+        return tuple(stamp)
+
+    def get(self, repo: str | None) -> Genesis:
+        from genesis_git.api import Genesis
+
+        root = self._root(repo)
+        stamp = self._config_stamp(root)
+        held = self._open.get(root)
+        if held is not None and held[1] != stamp:
+            held[0].close()
+            del self._open[root]
+            held = None
+        if held is None:
+            g = Genesis(root, keep_corpus=True)
+            g.context  # noqa: B018 - open now: a broken store or config is this call's error
+            self._open[root] = (g, stamp)
+            while len(self._open) > self.limit:
+                _, (old, _) = self._open.popitem(last=False)
+                old.close()
+        self._open.move_to_end(root)
+        return self._open[root][0]
+
+    def roots(self) -> list[Path]:
+        return list(self._open)
+
+    def close(self) -> None:
+        while self._open:
+            _, (g, _) = self._open.popitem()
+            g.close()
+
+
+class GenesisTools:
+    """The tools, over :class:`Workspaces`; every call runs under one lock."""
+
+    def __init__(self, workspaces: Workspaces):
+        self.workspaces = workspaces
+        self._lock = threading.Lock()
+        self.calls = 0
+
+    def run(self, repo: str | None, work: Callable[[Genesis], tuple[dict[str, Any], str]]
+            ) -> CallToolResult:
+        with self._lock:
+            self.calls += 1
+            try:
+                data, text = work(self.workspaces.get(repo))
+            except GenesisError as exc:
+                return _error(str(exc))
+            except Exception as exc:  # a bug must not take the server down
+                from genesis_git.errors import store_error
+
+                user = store_error(exc)  # a locked, corrupt or read-only store
+                if user is not None:
+                    return _error(str(user))
+                log.error("%s", traceback.format_exc())
+                return _error(f"internal error: {type(exc).__name__}: {exc}")
+        return CallToolResult(content=[TextContent(type="text", text=text)],
+                              structured_content=data)
+
+
+def in_repo(g: Genesis, path: str | None) -> str | None:
+    """A path an agent gives, taken relative to the repository's root (not the server's cwd)."""
+    if path is None or Path(path).is_absolute():
+        return path
+    return str(g.repo.root / path)
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=one_line(message))],
+                          is_error=True)
+
+
+# -- short text renderings --------------------------------------------------------------
+
+def _warnings(lines: list[str], warnings: list[str]) -> list[str]:
+    return [*(f"warning: {w}" for w in warnings), *lines]
+
+
+def render_search(data: dict[str, Any]) -> str:
+    from genesis_git.text import quoted
+
+    head = f"{len(data['results'])} results for {quoted(data['query'])} ({data['mode']})"
+    lines = [head]
+    for r in data["results"]:
+        if data["level"] == "file":
+            ranges = ", ".join(f"{c['start_line']}-{c['end_line']}" for c in r["chunks"])
+            lines.append(f"{r['path']}  {r['score']:.4f}  {r['type']}  lines {ranges}")
+        else:
+            where = r["section"] or r["symbol"] or ""
+            first = " ".join(r["text"].split())[:100]
+            lines.append(f"{r['path']}:{r['start_line']}-{r['end_line']}  {r['score']:.4f}  "
+                         f"{r['type']}  {where}  | {first}")
+    return "\n".join(_warnings(lines, data["warnings"]))
+
+
+def render_impact(result: dict[str, Any], warnings: list[str], suggestions: list[str]) -> str:
+    from genesis_git.text import quoted
+
+    lines = [f"impact of {quoted(result['requirement'])} [{result['mode']}]"]
+    if not result["files"] and not result["impacts"]:
+        text = "nothing in the index matches the requirement"
+        if suggestions:
+            text += "; close terms: " + ", ".join(suggestions)
+        lines.append(text)
+    if result["files"]:
+        lines.append("files:")
+    for i, f in enumerate(result["files"], 1):
+        reasons = ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
+        lines.append(f"{i:>3}. {f['path']}  {f['score']:.3f}  ({reasons})")
+    if result["impacts"]:
+        lines.append("impacts:")
+    for item in result["impacts"]:
+        where = (f"{item['path']}:{item['lines'][0]}-{item['lines'][1]}" if item["lines"]
+                 else str(item["path"]))
+        lines.append(f"  [{item['type']}] {item['kind']} {item['target']}  {where}"
+                     + (f": {item['detail']}" if item["detail"] else ""))
+        lines.extend(f"      > {ev}" for ev in item["evidence"][:3])
+    return "\n".join(_warnings(lines, warnings))
+
+
+def render_session(s: dict[str, Any] | None) -> str:
+    if s is None:
+        return "no active session (session_start starts one; search and impact start one too)"
+    types = ", ".join(f"{k} {v}" for k, v in s["types"].items()) or "-"
+    return "\n".join([
+        f"session {s['id']} ({s['status']})" + (f" {s['name']!r}" if s["name"] else ""),
+        f"worktree: {s['worktree']}  branch: {s['branch'] or '(detached)'}",
+        f"files: {s['files']} ({s['dirty_files']} uncommitted), {s['chunks']} chunks; {types}",
+        f"document: {s['source_doc'] or '-'}",
+        f"notes: {s['artifacts']} ({s['unbound_artifacts']} not yet bound to a story)"])
+
+
+def render_report(report: dict[str, Any]) -> str:
+    verb = "started" if report.get("started") else "refreshed"
+    skipped = sum(len(v) for v in report["skipped"].values())
+    return (f"{verb} {report['session']}: {report['files']} files, {report['hits']} cache hits, "
+            f"{report['misses']} misses, {report['chunks']} new chunks, {skipped} skipped")
+
+
+def render_stories(data: dict[str, Any]) -> str:
+    rows = data["stories"]
+    if not rows:
+        return "no stories yet (a commit whose message names a story id creates one)"
+    return "\n".join(f"{r['story_id']}  {r['status']}  {r['commits']} commits  "
+                     f"{r['artifacts']} notes  {r['updated_at'][:16]}  {r['title'] or ''}"
+                     for r in rows)
+
+
+# -- the server ---------------------------------------------------------------------------
+
+def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], GenesisTools]:
+    """The MCP server with genesis's tools (not started)."""
+    tools = GenesisTools(workspaces or Workspaces())
+    server: MCPServer[Any] = MCPServer("genesis", title="genesis", version=__version__,
+                                       instructions=INSTRUCTIONS, log_level="WARNING")
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+    @server.tool(annotations=read_only)
+    def search(
+        query: Annotated[str, Field(description="What to look for: words, identifiers, Chinese, "
+                                                "or a pasted error message.")],
+        k: Annotated[int | None, Field(description="Results (default search.k, 10); with "
+                                                   "files, files.", ge=1, le=500)] = None,
+        type: Annotated[list[str] | None, Field(
+            description="Only these artifact types: REQ, ARCH, API, DB, UI, CODE, OTHER.")] = None,
+        path: Annotated[list[str] | None, Field(
+            description="Only paths matching one of these globs, e.g. 'src/**'.")] = None,
+        component: Annotated[str | None, Field(description="Only this system component.")] = None,
+        owner: Annotated[str | None, Field(description="Only files this CODEOWNERS owner "
+                                                       "owns, e.g. @team-db.")] = None,
+        max_staleness: Annotated[float | None, Field(
+            description="Only files with a staleness score at most this (0 new .. 1 old).")] = None,
+        files: Annotated[bool, Field(description="One result per file, its best chunks "
+                                                 "listed under it.")] = False,
+        mode: Annotated[str | None, Field(description="hybrid, lexical or vector "
+                                                      "(default search.mode).")] = None,
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """Search the working tree as it is now (BM25 over identifiers, Chinese bigrams,
+        synonyms and paths, fused with vectors). Same JSON as `genesis search --json`."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.retrieve.shapes import to_json
+
+            result = g.search_query(query, k=k, mode=mode, types=tuple(type or ()),
+                                    paths=tuple(path or ()), component=component, owner=owner,
+                                    max_staleness=max_staleness, files=files)
+            data = to_json(result, files)
+            return data, render_search(data)
+        return tools.run(repo, work)
+
+    @server.tool(annotations=read_only)
+    def impact(
+        requirement: Annotated[str, Field(description="The requirement, issue or bug report "
+                                                      "(a pasted issue is fine).")],
+        k: Annotated[int, Field(description="Files (and file impacts) to return.",
+                                ge=1, le=200)] = 10,
+        history: Annotated[bool, Field(description="Use the git history signals (co-change, "
+                                                   "similar commits, churn).")] = True,
+        graph: Annotated[bool, Field(description="Use the reference graph (imports, table "
+                                                 "columns).")] = True,
+        stories: Annotated[bool, Field(description="Use similar stories of the ledger.")] = True,
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """Rank the files, symbols and fields a requirement affects, with evidence lines and
+        the reasons of each score. Same JSON as `genesis impact --json`."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            report = g.investigate(requirement, k=k, history=history, graph=graph,
+                                   stories=stories)
+            return report.result, render_impact(report.result, report.warnings,
+                                                report.suggestions)
+        return tools.run(repo, work)
+
+    @server.tool(annotations=read_only)
+    def story_context(
+        story_id: Annotated[str, Field(description="A story id, e.g. STORY-12.")],
+        with_code: Annotated[int, Field(description="Add the K most relevant chunks of the "
+                                                    "current index (0: none).", ge=0, le=50)] = 0,
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """Everything a story holds: its record, commits, net changed files, notes and
+        decisions, links. Same JSON as `genesis story context --json`."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.story.context import render_text
+
+            data = g.story(story_id, with_code=with_code)
+            return data, "\n".join([*data.get("notes", []), render_text(data)])
+        return tools.run(repo, work)
+
+    @server.tool(annotations=read_only)
+    def story_list(
+        status: Annotated[str | None, Field(description="Only this status: draft, "
+                                                        "in_progress, review, done, "
+                                                        "archived.")] = None,
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """The stories of the ledger, most recently updated first (`genesis story list --json`)."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            data = {"stories": g.story_list(status)}
+            return data, render_stories(data)
+        return tools.run(repo, work)
+
+    @server.tool(annotations=read_only)
+    def session_status(repo: Repo = None) -> CallToolResult:
+        """The worktree's active session: files, chunks, document, notes not yet bound
+        (`genesis session status --json`; active is null without one)."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            data = {"active": g.active_session()}
+            return data, render_session(data["active"])
+        return tools.run(repo, work)
+
+    @server.tool(annotations=writes)
+    def session_start(
+        doc: Annotated[str | None, Field(description="The requirement document of the work "
+                                                     "(relative to the repository's root); "
+                                                     "bound to the story at commit.")] = None,
+        name: Annotated[str | None, Field(description="A name for the session.")] = None,
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """Start (or resume) the worktree's session and index the working tree
+        (`genesis session start --json`)."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            data = g.start_session(doc=in_repo(g, doc), name=name).as_dict()
+            return data, render_report(data)
+        return tools.run(repo, work)
+
+    @server.tool(annotations=writes)
+    def session_note(
+        text: Annotated[str, Field(description="The note itself.")],
+        role: Annotated[str, Field(description="analysis, decision, risk, note, test_model or "
+                                               "doc_change.")] = "note",
+        path: Annotated[str | None, Field(description="The file the note is about (relative "
+                                                      "to the repository's root).")] = None,
+        section: Annotated[str | None, Field(description="The section of that file (a "
+                                                         "heading, a symbol).")] = None,
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """Record a note, decision or risk in the session; the next commit whose message names
+        a story binds it (`genesis session note --json`)."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            item = g.note(text, role=role, path=in_repo(g, path), section=section)
+            where = f" ({item['path']})" if item["path"] else ""
+            return item, (f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
+                          "a commit with a story id binds it")
+        return tools.run(repo, work)
+
+    @server.tool(annotations=read_only)
+    def design_search(
+        query: Annotated[str, Field(description="What to look for, e.g. '深色 卡片 间距' or "
+                                                "'touch target size'.")],
+        top: Annotated[int | None, Field(description="Results (default design.top).",
+                                         ge=1, le=100)] = None,
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """Search the design reference library, with a score breakdown per card
+        (`genesis design search --json`)."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.design.search import render_text
+
+            data = g.design_search(query, top)
+            return data, "\n".join(_warnings([render_text(data).rstrip("\n")], data["warnings"]))
+        return tools.run(repo, work)
+
+    @server.tool(annotations=writes)
+    def design_brief(
+        query: Annotated[str, Field(description="The task the brief is for, e.g. 'dark mode "
+                                                "home cards'.")],
+        repo: Repo = None,
+    ) -> CallToolResult:
+        """Pick 3-5 reference cards for a task, write them to tasks/design-brief.md and append
+        an inspiration record to the outbox (`genesis design brief --json`)."""
+        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            data = g.design_brief(query)
+            text = data["text"].rstrip("\n") + f"\n(brief written to {data['out']})"
+            return data, "\n".join(_warnings([text], data["warnings"]))
+        return tools.run(repo, work)
+
+    return server, tools
+
+
+def max_repos() -> int:
+    """``mcp.max_repos`` of the working directory's repository (or the environment)."""
+    from genesis_git.config import load_config
+    from genesis_git.repo import find_repo
+
+    try:
+        root = find_repo().root
+    except GenesisError:
+        root = Path.cwd()
+    try:
+        return max(1, load_config(root).int("mcp.max_repos"))
+    except GenesisError:
+        return DEFAULT_MAX_REPOS
+
+
+def serve() -> None:
+    """Serve on stdin/stdout until stdin closes."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="genesis mcp: %(levelname)s: %(message)s")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    workspaces = Workspaces(max_repos(), default=Path.cwd())
+    server, _ = build_server(workspaces)
+    try:
+        server.run("stdio")
+    finally:
+        workspaces.close()
