@@ -1,0 +1,49 @@
+"""A corpus kept between queries (``genesis mcp``) ranks exactly as a corpus read per query."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from genesis_git.api import Genesis
+
+from conftest import ROOT, git, make_repo
+
+REQUIREMENTS = [
+    "订单表新增字段 discount_code",
+    "add a discount code to orders",
+    "OrderService.create should reject an empty cart",
+    "remove the status column from the orders table",
+    "user login token expires",
+    "qwxz nothing",
+]
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "shop"
+    shutil.copytree(ROOT / "examples" / "shop", root,
+                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    make_repo(root)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "shop")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_a_kept_corpus_gives_the_same_impacts(shop: Path) -> None:
+    with Genesis(shop) as fresh, Genesis(shop, keep_corpus=True) as kept:
+        for requirement in REQUIREMENTS * 2:  # the second round reads what the first kept
+            for switches in ({}, {"graph": False}, {"history": False, "stories": False}):
+                assert kept.impact(requirement, **switches) == fresh.impact(requirement,
+                                                                            **switches)
+        assert kept._kept is not None
+        held = kept._kept[1]
+        kept.impact(REQUIREMENTS[0])
+        assert kept._kept[1] is held  # nothing changed: the same corpus answered
+        (shop / "app" / "coupons.py").write_text("def apply_discount_code(order):\n    pass\n")
+        assert kept.impact("apply_discount_code") == fresh.impact("apply_discount_code")
+        assert kept._kept[1] is not held  # the refresh saw the new file
+        assert kept.impact("apply_discount_code")["files"][0]["path"] == "app/coupons.py"
