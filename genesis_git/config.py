@@ -59,7 +59,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "story": {
         "pattern": r"[A-Z][A-Z0-9]+-\d+",
+        "prefixes": [],
+        "ignore": [],
         "require_story": False,
+        "session_trailer": "story",
     },
     "ledger": {
         "mirror": "",
@@ -109,7 +112,12 @@ DESCRIPTIONS: dict[str, str] = {
                               "least this many chunks (0: never)",
     "text.synonyms": 'extra synonym groups: term = ["syn1", "syn2"]',
     "story.pattern": "regular expression of a story id in commit messages",
+    "story.prefixes": 'when non-empty, only ids with these prefixes bind, e.g. ["STORY", "SHOP"]',
+    "story.ignore": "prefixes that never bind, on top of the built-in list (UTF, SHA, ISO, RFC, "
+                    "CVE, ...)",
     "story.require_story": "commit-msg rejects messages without a story id",
+    "story.session_trailer": '"story" (add Genesis-Session to commits that name a story), '
+                             '"always" or "never"',
     "ledger.mirror": "PostgreSQL URL of the organisation's mirror, without a password "
                      "(PGPASSWORD, ~/.pgpass or a service file hold it)",
     "ledger.project_id": "this repository's project in the mirror (default: its normalised "

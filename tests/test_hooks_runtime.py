@@ -14,6 +14,7 @@ from genesis_git.db.migrations import MIGRATIONS
 from genesis_git.errors import GenesisError
 from genesis_git.hooks import runtime
 from genesis_git.repo import clean_env, find_repo, hash_blob
+from genesis_git.story.commits import StoryRules
 
 from conftest import git, write
 
@@ -92,7 +93,9 @@ CONFIGS = {
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 @pytest.mark.parametrize("env", [{}, {"GENESIS_STORY_REQUIRE_STORY": "yes"},
-                                 {"GENESIS_STORY_PATTERN": "T\\d+", "GENESIS_STORY_REQUIRE_STORY": "0"}])
+                                 {"GENESIS_STORY_PATTERN": "T\\d+", "GENESIS_STORY_REQUIRE_STORY": "0"},
+                                 {"GENESIS_STORY_PREFIXES": "T, U", "GENESIS_STORY_SESSION_TRAILER":
+                                  "always"}])
 def test_story_settings_match_load_config(repo: Path, monkeypatch: pytest.MonkeyPatch,
                                           name: str, env: dict[str, str]) -> None:
     for rel, text in CONFIGS[name].items():
@@ -100,8 +103,7 @@ def test_story_settings_match_load_config(repo: Path, monkeypatch: pytest.Monkey
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     config = load_config(repo)
-    assert runtime.story_settings(str(repo)) == (config.str("story.pattern"),
-                                                 config.bool("story.require_story"))
+    assert runtime.story_settings(str(repo)) == StoryRules.from_config(config)
 
 
 def test_story_settings_leave_errors_to_the_real_loader(repo: Path,

@@ -201,6 +201,12 @@ def init(
         return
     echo(f"store:  {result['store']} ({'created' if result['store_created'] else 'exists'})")
     echo(f"config: {result['config']} ({'created' if result['config_created'] else 'exists'})")
+    found = result["story_prefixes"]
+    if found and not result["prefixes_set"]:
+        shown = ", ".join(f"{p['prefix']} ({p['commits']})" for p in found)
+        names = ", ".join(f'"{p["prefix"]}"' for p in found)
+        echo(f"story ids in git log: {shown}; to bind only these, set "
+             f"story.prefixes = [{names}] in {result['config']}")
 
 
 def doctor(

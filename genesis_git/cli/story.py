@@ -234,5 +234,10 @@ def rebuild(
              "(`genesis story rebuild --prune` drops them)")
     if res["pruned"]:
         echo(f"pruned {res['pruned']} unreachable commits")
+    if res["skipped"]:
+        shown = ", ".join(f"{k} ({v})" for k, v in list(res["skipped"].items())[:8])
+        more = len(res["skipped"]) - 8
+        echo(f"skipped {len(res['skipped'])} ids that never bind (story.prefixes, story.ignore "
+             f"and the built-in list): {shown}" + (f" and {more} more" if more > 0 else ""))
     if res["failures_cleared"]:
         echo(f"cleared {res['failures_cleared']} logged hook failures")

@@ -40,11 +40,13 @@ def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
     with open(msg_file, encoding="utf-8", errors="replace") as fh:
         message = fh.read()
     merging = os.path.exists(os.path.join(repo.git_dir, "MERGE_HEAD"))
-    pattern, required = story_settings(repo.root)
-    if required and not merging and not is_exempt(message):
-        if not message_story_ids(message, pattern):
+    rules = story_settings(repo.root)
+    if rules.require and not merging and not is_exempt(message):
+        if not message_story_ids(message, rules.effective):
+            shown = rules.pattern + (f", prefixes {', '.join(rules.prefixes)}"
+                                     if rules.prefixes else "")
             sys.stderr.write(
-                f"genesis: commit rejected: the subject names no story id (pattern {pattern}, "
+                f"genesis: commit rejected: the subject names no story id (pattern {shown}, "
                 'e.g. "STORY-12: ..."; a "Story:" trailer also counts)\n')
             return int(REJECT)
     if merging or not os.path.exists(store_path(repo)):
@@ -83,10 +85,10 @@ class _Store:
 def post_commit(repo: HookRepo, args: Sequence[str]) -> int:
     from genesis_git.story import binding
 
-    pattern, _ = story_settings(repo.root)
+    rules = story_settings(repo.root)
     store = _Store(repo)
     try:
-        result = binding.post_commit(repo, pattern, store)
+        result = binding.post_commit(repo, rules, store, warn=_warn)
         if result is not None and result.blobs:
             _index(repo, store(), result.blobs)
     finally:
@@ -101,16 +103,20 @@ def post_rewrite(repo: HookRepo, args: Sequence[str]) -> int:
     pairs = binding.parse_rewrites(sys.stdin.read())
     if not pairs:
         return 0
-    pattern, _ = story_settings(repo.root)
+    rules = story_settings(repo.root)
     store = _Store(repo)
     try:
-        result = binding.post_rewrite(repo, pattern, kind, pairs, store,
+        result = binding.post_rewrite(repo, rules.effective, kind, pairs, store,
                                       store_exists=os.path.exists(store_path(repo)))
         if result is not None and result.blobs:
             _index(repo, store(), result.blobs)
     finally:
         store.close()
     return 0
+
+
+def _warn(line: str) -> None:
+    sys.stderr.write(f"genesis: {line}\n")
 
 
 def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]]) -> None:

@@ -8,9 +8,10 @@ and ``tomllib`` each cost more than a bare interpreter start here, so:
 * git runs through ``os.posix_spawnp`` (:func:`run_git`);
 * :class:`HookRepo` has the attributes of :class:`genesis_git.repo.Repo` that the
   story modules use, with ``str`` paths;
-* :func:`story_settings` reads ``story.pattern`` and ``story.require_story``
-  without a TOML parser unless a config file mentions ``story`` outside a
-  comment, in which case :func:`genesis_git.config.load_config` decides;
+* :func:`story_settings` reads the ``story.*`` settings without a TOML parser
+  unless a config file mentions ``story`` outside a comment (or the environment
+  sets more than the pattern and ``require_story``), in which case
+  :func:`genesis_git.config.load_config` decides;
 * :func:`open_store` applies the pragmas of :func:`genesis_git.db.connect.connect`
   and runs the migrations.
 
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from genesis_git.repo import Repo
+    from genesis_git.story.commits import StoryRules
 
 DEFAULT_PATTERN = r"[A-Z][A-Z0-9]+-\d+"
+LIGHT_ENV = ("GENESIS_STORY_PATTERN", "GENESIS_STORY_REQUIRE_STORY")
 DB_NAME = "genesis.db"
 DEFAULT_BUSY_MS = 10_000
 KEEP_GIT_VARS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
@@ -166,22 +169,25 @@ def _env_bool(text: str) -> bool | None:
     return None
 
 
-def story_settings(root: str) -> tuple[str, bool]:
-    """``(story.pattern, story.require_story)`` for the worktree at ``root``."""
+def story_settings(root: str) -> StoryRules:
+    """The ``story.*`` settings for the worktree at ``root``."""
+    from genesis_git.story.commits import StoryRules
+
     require_env = os.environ.get("GENESIS_STORY_REQUIRE_STORY")
     needs_full = any(_mentions_story(os.path.join(root, name))
                      for name in ("pyproject.toml", ".genesis.toml"))
     if require_env is not None and _env_bool(require_env) is None:
         needs_full = True  # let the real loader say what is wrong
+    if any(k.startswith("GENESIS_STORY_") and k not in LIGHT_ENV for k in os.environ):
+        needs_full = True
     if needs_full:
         from pathlib import Path
 
         from genesis_git.config import load_config
 
-        config = load_config(Path(root))
-        return config.str("story.pattern"), config.bool("story.require_story")
+        return StoryRules.from_config(load_config(Path(root)))
     pattern = os.environ.get("GENESIS_STORY_PATTERN", DEFAULT_PATTERN)
-    return pattern, bool(require_env is not None and _env_bool(require_env))
+    return StoryRules(pattern, require=bool(require_env is not None and _env_bool(require_env)))
 
 
 # -- the store --------------------------------------------------------------------------

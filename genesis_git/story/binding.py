@@ -22,12 +22,14 @@ import time
 
 from genesis_git.story import ledger
 from genesis_git.story.commits import (
+    DEFAULT_PATTERN,
     Change,
     CommitInfo,
     changed_files,
     read_commits,
     story_ids,
     title_from_subject,
+    unrecognised_id,
 )
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
     from genesis_git.config import Config
     from genesis_git.repo import Repo
-    from genesis_git.story.commits import GitRepo
+    from genesis_git.story.commits import GitRepo, StoryRules
 
     SessionFor = Callable[[CommitInfo], "sqlite3.Row | None"]
     OpenStore = Callable[[], sqlite3.Connection]
@@ -203,14 +205,20 @@ def head_commit(repo: GitRepo) -> CommitInfo | None:
     return commits[0] if commits else None
 
 
-def post_commit(repo: GitRepo, pattern: str, open_store: OpenStore) -> BindResult | None:
+def post_commit(repo: GitRepo, rules: StoryRules, open_store: OpenStore,
+                warn: Callable[[str], None] | None = None) -> BindResult | None:
     """Bind HEAD.  Nothing happens during a rebase, for a merge, or without a story id."""
     if in_rebase(repo):
         return None
     commit = head_commit(repo)
     if commit is None or commit.is_merge:
         return None
+    pattern = rules.effective
     if not story_ids(commit, pattern):
+        lower = unrecognised_id(commit.subject) if rules.pattern == DEFAULT_PATTERN else None
+        if lower and warn:
+            warn(f"note: {lower!r} is not a story id: ids are upper case ({lower.upper()}), "
+                 "as story.pattern says; nothing was bound")
         return None
     conn = open_store()
     changes = changed_files(repo, [commit])
@@ -297,6 +305,7 @@ def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: s
                link_type: str, target: str, description: str | None = None) -> dict[str, Any]:
     """``genesis story link``.  A ``commit`` target is resolved and bound with its files."""
     from genesis_git.errors import GenesisError, UsageError
+    from genesis_git.story.commits import StoryRules
 
     ledger.check_link_type(link_type)
     if not target.strip():
@@ -309,7 +318,7 @@ def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: s
             raise GenesisError(f"{target!r} is not a commit of this repository",
                                hint="give a SHA, a branch or a tag")
         commits = read_commits(repo, [sha])
-        res = bind_commits(conn, repo, config.str("story.pattern"), commits,
+        res = bind_commits(conn, repo, StoryRules.from_config(config).effective, commits,
                            changed_files(repo, commits), forced=[story_id])
         return {"story_id": story_id, "type": "commit", "target": sha,
                 "added": res.links > 0, "files": res.files}

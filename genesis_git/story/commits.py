@@ -2,9 +2,13 @@
 
 Story ids are read with ``story.pattern`` from the subject line, from ids that
 open a line of the body (``STORY-8: …``, the shape a squash leaves behind) and
-from ``Story:`` trailers (taken as they are, comma or space separated).  Other
-prose is not scanned, so that "follows STORY-11" or "UTF-8" inside a sentence
-binds nothing.  Changed files come from ``git diff-tree --stdin`` in one call for a
+from ``Story:`` trailers (comma or space separated; each value must match the
+pattern too).  Other prose of the body is not scanned, so that "follows
+STORY-11" binds nothing.  Well-known tokens that look like ids are never story
+ids (:data:`NON_STORY_PREFIXES`: ``UTF-8``, ``SHA-256``, ``ISO-8601``, ``RFC-3339``,
+``CVE-…`` and the like; ``story.ignore`` adds more), and ``story.prefixes``, when
+set, is the only set of prefixes that binds.  Ids stand next to CJK text
+(``修复STORY-103问题``, ``【STORY-102】折扣码``, ``STORY-101：新增字段``).  Changed files come from ``git diff-tree --stdin`` in one call for a
 whole batch of commits; a merge is compared with its first parent.
 """
 
@@ -15,7 +19,7 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Iterable, Mapping, Sequence
     from os import PathLike
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class GitRepo(Protocol):
         """What the story modules need of a repository: :class:`genesis_git.repo.Repo`,
@@ -31,12 +35,84 @@ if TYPE_CHECKING:
                 env: Mapping[str, str] | None = ...) -> bytes: ...
 
 SESSION_TRAILER = "Genesis-Session"
+DEFAULT_PATTERN = r"[A-Z][A-Z0-9]+-\d+"
+TRAILER_MODES = ("story", "always", "never")
+# Tokens shaped like ids that name encodings, hashes, ciphers, standards, advisories,
+# architectures and models: never a story (``story.ignore`` extends the list).
+NON_STORY_PREFIXES = (
+    "UTF", "UCS", "SHA", "MD", "CRC", "AES", "RSA", "DES", "ECDSA", "HMAC", "BASE",
+    "ISO", "IEC", "IEEE", "ANSI", "DIN", "EN", "ECMA", "ES", "RFC", "PEP", "JSR", "WCAG",
+    "CVE", "CWE", "GHSA", "OWASP", "HTTP", "TLS", "SSL", "IPV", "X86", "ARM", "AMD64",
+    "GPT", "COVID",
+)
+# characters that glue to an id: ASCII letters, digits, "_" and "-" (CJK text does not)
+_GLUE = "0-9A-Za-z_-"
 STORY_TRAILER = "story"
 EXEMPT_PREFIXES = ("Merge ", 'Revert "', "fixup! ", "squash! ", "amend! ")
 
 _FIELDS = ("%H", "%P", "%an", "%ae", "%aI", "%ct", "%s", "%(trailers:only,unfold)", "%B")
 LOG_FORMAT = "%x1f".join(_FIELDS)
 _STATUS = {"A": "added", "M": "updated", "T": "updated", "D": "removed"}
+
+
+class StoryRules:
+    """What makes a story id: ``story.pattern``, ``story.prefixes`` and ``story.ignore``;
+    also ``story.require_story`` and ``story.session_trailer`` (a plain class: the hooks
+    avoid importing dataclasses)."""
+
+    __slots__ = ("pattern", "prefixes", "ignore", "require", "trailer")
+
+    def __init__(self, pattern: str = DEFAULT_PATTERN, prefixes: Sequence[str] = (),
+                 ignore: Sequence[str] = (), require: bool = False,
+                 trailer: str = "story") -> None:
+        self.pattern = pattern
+        self.prefixes = tuple(p.strip().rstrip("-") for p in prefixes if p.strip())
+        self.ignore = tuple(p.strip().rstrip("-") for p in ignore if p.strip())
+        self.require = require
+        self.trailer = trailer if trailer in TRAILER_MODES else "story"
+
+    @classmethod
+    def from_config(cls, config: Any) -> StoryRules:
+        """From a :class:`genesis_git.config.Config`."""
+        return cls(config.str("story.pattern"), config.list("story.prefixes"),
+                   config.list("story.ignore"), config.bool("story.require_story"),
+                   config.str("story.session_trailer"))
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.pattern, self.prefixes, self.ignore, self.require, self.trailer)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StoryRules) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"StoryRules{self._key()!r}"
+
+    @property
+    def effective(self) -> str:
+        """``story.pattern`` narrowed by the prefixes and the never-binding tokens."""
+        return effective_pattern(self.pattern, self.prefixes, NON_STORY_PREFIXES + self.ignore)
+
+
+def _alternation(words: Iterable[str]) -> str:
+    import re
+
+    return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+
+
+def effective_pattern(pattern: str, prefixes: Iterable[str] = (),
+                      ignore: Iterable[str] = ()) -> str:
+    """``pattern`` behind look-aheads: only ``prefixes`` (when any), never ``ignore``."""
+    out = ""
+    prefixes = [p for p in prefixes if p]
+    ignore = [p for p in ignore if p and p not in prefixes]
+    if prefixes:
+        out += f"(?=(?:{_alternation(prefixes)})[^0-9A-Za-z])"
+    if ignore:
+        out += f"(?!(?:{_alternation(ignore)})[^0-9A-Za-z])"
+    return f"{out}(?:{pattern})"
 
 
 class Change:
@@ -176,9 +252,11 @@ def _regex(kind: str, pattern: str) -> re.Pattern[str]:
         import re
 
         if kind == "id":
-            _CACHE[key] = re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])")
-        else:  # ids that open a line: STORY-12: …, [STORY-12] …, STORY-1, STORY-2 - …
-            _CACHE[key] = re.compile(rf"^\s*[\[(]?\s*((?:{pattern}))\s*[\])]?\s*[:,;/\-–—]?\s*")
+            _CACHE[key] = re.compile(rf"(?<![{_GLUE}])(?:{pattern})(?![{_GLUE}])")
+        else:  # ids that open a line: STORY-12: …, [STORY-12] …, 【STORY-12】…, STORY-1：…
+            _CACHE[key] = re.compile(
+                rf"^\s*[\[(【［（〔]?\s*((?:{pattern}))(?![{_GLUE}])\s*[\])】］）〕]?\s*"
+                rf"[:,;/\-–—：，；、]?\s*")
     return _CACHE[key]
 
 
@@ -215,8 +293,11 @@ def _ids(subject: str, body_lines: Iterable[str], story_values: Iterable[str],
     found = ids_in_text(subject, pattern)
     for line in body_lines:
         found.extend(head_ids(line, pattern)[0])
+    exact = _compiled(pattern)
     for value in story_values:
-        found.extend(v for v in value.replace(",", " ").split() if v)
+        for v in value.replace(",", " ").replace("，", " ").split():
+            if exact.fullmatch(v):
+                found.append(v)
     return _unique(found)
 
 
@@ -272,3 +353,22 @@ def is_exempt(message: str) -> bool:
 def title_from_subject(subject: str, pattern: str) -> str:
     """``"STORY-12: Add a discount code"`` gives ``"Add a discount code"``."""
     return head_ids(subject, pattern)[1].strip() or subject.strip()
+
+
+def skipped_ids(commit: CommitInfo, rules: StoryRules) -> list[str]:
+    """Ids that ``story.pattern`` alone would bind but the prefixes or the never-binding
+    tokens rule out (``story rebuild`` reports them)."""
+    kept = set(story_ids(commit, rules.effective))
+    return [i for i in story_ids(commit, rules.pattern) if i not in kept]
+
+
+def unrecognised_id(subject: str) -> str | None:
+    """A lower- or mixed-case id at the start of a subject (``story-16: …``), which the
+    default pattern does not bind."""
+    import re
+
+    m = re.match(rf"\s*[\[(【]?\s*([A-Za-z][A-Za-z0-9]+-\d+)(?![{_GLUE}])", subject)
+    if m and not re.fullmatch(DEFAULT_PATTERN, m.group(1)) and \
+            re.fullmatch(DEFAULT_PATTERN, m.group(1).upper()):
+        return m.group(1)
+    return None

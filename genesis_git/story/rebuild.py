@@ -20,16 +20,28 @@ from genesis_git.config import Config
 from genesis_git.repo import Repo
 from genesis_git.story import hooklog, ledger
 from genesis_git.story.binding import BindResult, apply, trailer_sessions
-from genesis_git.story.commits import changed_files, story_ids, walk_commits
+from genesis_git.story.commits import (
+    StoryRules,
+    changed_files,
+    skipped_ids,
+    story_ids,
+    walk_commits,
+)
 
 REVS = ("HEAD", "--branches", "--remotes", "--tags")
 
 
 def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
             prune: bool = False) -> dict[str, Any]:
-    pattern = config.str("story.pattern")
+    rules = StoryRules.from_config(config)
+    pattern = rules.effective
     commits = walk_commits(repo, REVS) if repo.head_sha() else []
     story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
+    skipped: dict[str, int] = {}
+    for c in commits:
+        if not c.is_merge:
+            for sid in skipped_ids(c, rules):
+                skipped[sid] = skipped.get(sid, 0) + 1
     changes = changed_files(repo, story_commits)
     reachable = {c.sha for c in commits}
     with ledger.immediate(conn):
@@ -56,4 +68,5 @@ def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
         "unreachable": [] if prune else stale,
         "pruned": pruned,
         "failures_cleared": cleared,
+        "skipped": dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
     }
