@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 from genesis_git.errors import GenesisError
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from genesis_git.config import Config
     from genesis_git.design.library import Library
     from genesis_git.doctor import Finding
@@ -73,6 +75,7 @@ class Genesis:
         # a long-lived caller (genesis mcp) keeps the impact corpus while the store is unchanged
         self.keep_corpus = keep_corpus
         self._kept: tuple[Any, Any] | None = None
+        self._empty: sqlite3.Connection | None = None
 
     # -- plumbing ---------------------------------------------------------
     @property
@@ -120,9 +123,25 @@ class Genesis:
         if self._ctx is None:
             from genesis_git.db.connect import connect, store_path
             from genesis_git.session import Context
+            from genesis_git.story.journal import replay_journal
 
-            self._ctx = Context(self.repo, self.config, connect(store_path(self.repo)))
+            db = store_path(self.repo)
+            conn = connect(db)
+            replay_journal(conn, db)  # bindings the hooks left while the store was busy
+            self._ctx = Context(self.repo, self.config, conn)
         return self._ctx
+
+    @property
+    def ledger(self) -> sqlite3.Connection:
+        """The store for reading the ledger; on a clone without a store, an empty ledger in
+        memory, so that a read creates no store."""
+        if self._ctx is None and not self.store_path.exists():
+            if self._empty is None:
+                from genesis_git.db.connect import connect
+
+                self._empty = connect(":memory:")
+            return self._empty
+        return self.context.conn
 
     @property
     def library(self) -> Library:
@@ -174,6 +193,9 @@ class Genesis:
         if self._ctx is not None:
             self._ctx.conn.close()
             self._ctx = None
+        if self._empty is not None:
+            self._empty.close()
+            self._empty = None
 
     def __enter__(self) -> Genesis:
         return self
@@ -247,6 +269,12 @@ class Genesis:
         from genesis_git.session import end
 
         return end(self.context, session_id)
+
+    def pending_notes(self, session_id: str) -> int:
+        """Notes of the session that no story holds yet."""
+        from genesis_git.session import pending_notes
+
+        return pending_notes(self.context, session_id)
 
     def note(self, text: str, *, role: str = "note", path: str | None = None,
              section: str | None = None, announce: Announce | None = None) -> dict[str, Any]:
@@ -370,7 +398,8 @@ class Genesis:
     def story(self, story_id: str, **kwargs: Any) -> Any:
         """The context of a story (its commits, files and artifacts) from the ledger."""
         context = _part("genesis_git.story.context", "the story ledger")
-        return context.build_context(self.context.conn, story_id, **kwargs)
+        kwargs.setdefault("repo", self.repo)
+        return context.build_context(self.ledger, story_id, **kwargs)
 
     def stories(self) -> list[tuple[str, str, list[str]]]:
         """``(story_id, text, paths)`` of every story of the ledger."""
@@ -380,13 +409,13 @@ class Genesis:
     def story_list(self, status: str | None = None) -> list[dict[str, Any]]:
         """The stories (with this status), most recently updated first."""
         ledger = _part("genesis_git.story.ledger", "the story ledger")
-        rows: list[dict[str, Any]] = ledger.list_records(self.context.conn, status)
+        rows: list[dict[str, Any]] = ledger.list_records(self.ledger, status)
         return rows
 
     def story_show(self, story_id: str) -> dict[str, Any]:
         """A story's record, its counts and its links."""
         ledger = _part("genesis_git.story.ledger", "the story ledger")
-        rec: dict[str, Any] = ledger.show_record(self.context.conn, story_id)
+        rec: dict[str, Any] = ledger.show_record(self.ledger, story_id)
         return rec
 
     def story_set(self, story_id: str, *, status: str | None = None,
@@ -407,11 +436,33 @@ class Genesis:
                                                  story_id, link_type, target, description)
         return res
 
-    def story_rebuild(self, *, prune: bool = False) -> dict[str, Any]:
-        """Re-derive stories, commit links and changed files from ``git log`` (idempotent)."""
+    def story_bind(self, story_id: str, session_id: str | None = None) -> dict[str, Any]:
+        """Bind pending notes (of one session, default: every session of this worktree) and
+        the session's ``--doc`` to an existing story, by hand."""
+        binding = _part("genesis_git.story.binding", "the story ledger")
+        res: dict[str, Any] = binding.bind_notes(self.context.conn, self.repo, story_id,
+                                                 session_id)
+        return res
+
+    def story_rebuild(self, *, prune: bool = False, from_scratch: bool = False
+                      ) -> dict[str, Any]:
+        """Re-derive stories, commit links and changed files from ``git log`` (idempotent).
+
+        ``from_scratch`` first moves the store aside (a damaged one, say) and starts a new
+        one with the ledger rows that can still be read."""
         rebuild = _part("genesis_git.story.rebuild", "the story ledger")
+        aside = None
+        salvaged: dict[str, int] = {}
+        if from_scratch:
+            self.close()
+            aside = rebuild.move_aside(self.store_path)
+            if aside is not None:
+                salvaged = rebuild.salvage(self.context.conn, aside)
         res: dict[str, Any] = rebuild.rebuild(self.context.conn, self.repo, self.config,
                                               prune=prune)
+        if from_scratch:
+            res["moved_aside"] = str(aside) if aside else None
+            res["salvaged"] = salvaged
         return res
 
     # -- the organisation's mirror (PostgreSQL) --------------------------------

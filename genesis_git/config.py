@@ -313,6 +313,7 @@ CHECKS: dict[str, Any] = {
     "search.mode": _one_of("hybrid", "lexical", "vector"),
     "search.prebuild_chunks": _at_least(0),
     "story.pattern": _regex,
+    "story.session_trailer": _one_of("story", "always", "never"),
     "impact.timeout": _above(0),
     "impact.k": _at_least(1),
     "design.top": _at_least(1),

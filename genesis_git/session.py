@@ -2,7 +2,9 @@
 
 ``start`` resumes the active session of the worktree if there is one (so a
 start that was killed half-way is completed by the next one); ``--new`` ends
-it first and carries its unbound notes over, so nothing is lost.
+it first.  A note stays with the session it was written in: an ended session's
+pending notes bind to the first story commit made in its worktree after them
+(or by hand with ``genesis story bind``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from genesis_git.db.connect import connect, store_path, transaction
 from genesis_git.errors import GenesisError
 from genesis_git.index.indexer import IndexReport, Progress, index_session
 from genesis_git.repo import Repo, find_repo
+from genesis_git.story.journal import replay_journal
 
 
 @dataclass
@@ -31,8 +34,11 @@ class Context:
 def open_context(path: Path | str | None = None) -> Context:
     repo = find_repo(path)
     config = load_config(repo.root)
-    conn = connect(store_path(repo))
+    db = store_path(repo)
+    conn = connect(db)
+    replay_journal(conn, db)
     return Context(repo, config, conn)
+
 
 
 def worktree_key(repo: Repo) -> str:
@@ -82,7 +88,6 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
                     " VALUES (?,?,?,?,?,?,?)",
                     (sid, ctx.repo.project_id, name, worktree_key(ctx.repo), ctx.repo.branch(),
                      None, source_doc))
-                _adopt_orphans(ctx.conn, ctx.repo, sid)
             started = True
         except sqlite3.IntegrityError:  # another process started one a moment ago
             current = active_session(ctx.conn, ctx.repo)
@@ -99,14 +104,6 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
     report = index_session(ctx.conn, ctx.repo, ctx.config, sid, progress)
     report.started = started
     return report
-
-
-def _adopt_orphans(conn: sqlite3.Connection, repo: Repo, sid: str) -> None:
-    """Unbound notes of ended sessions of this worktree move to the new session."""
-    conn.execute(
-        "UPDATE session_artifacts SET session_id=? WHERE bound_commit IS NULL AND session_id IN "
-        "(SELECT id FROM sessions WHERE worktree=? AND status='ended' AND id<>?)",
-        (sid, worktree_key(repo), sid))
 
 
 def refresh(ctx: Context, progress: Progress | None = None) -> IndexReport:
@@ -147,6 +144,12 @@ def end(ctx: Context, session_id: str | None = None, carry_to: str | None = None
         ctx.conn.executemany("DELETE FROM genesis_kv WHERE key=?",
                              [(f"meta:{session_id}",), (f"state:{session_id}",)])
     return session_id
+
+
+def pending_notes(ctx: Context, session_id: str) -> int:
+    """Notes of the session that no story holds yet."""
+    return int(ctx.conn.execute("SELECT COUNT(*) FROM session_artifacts WHERE session_id=? AND "
+                                "bound_commit IS NULL", (session_id,)).fetchone()[0])
 
 
 def get(ctx: Context, session_id: str) -> sqlite3.Row:

@@ -138,7 +138,7 @@ def test_ids_next_to_chinese_text(repo: Path, genesis_env: Path) -> None:
 
 
 def test_lowercase_id_says_why_it_binds_nothing(repo: Path, genesis_env: Path) -> None:
-    _setup(repo, genesis_env)
+    _setup(repo, genesis_env, notes=())
     proc = _commit(repo, "story-16: lower case")
     assert _stories(genesis_env) == []
     assert proc.stderr.count("'story-16' is not a story id") == 1

@@ -173,10 +173,15 @@ def end(
 
     with Genesis() as g:
         sid = g.end_session(session_id)
+        pending = g.pending_notes(sid)
     if json_out:
-        emit_json({"ended": sid})
-    else:
-        echo(f"ended {sid}")
+        emit_json({"ended": sid, "pending_notes": pending})
+        return
+    echo(f"ended {sid}")
+    if pending:
+        echo(f"{pending} note(s) of {sid} are not bound to a story yet: they bind to the next "
+             "commit in this worktree that names a story, or now with "
+             f"`genesis story bind STORY-ID --session {sid}`")
 
 
 def _register_notes() -> None:

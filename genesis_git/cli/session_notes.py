@@ -43,6 +43,7 @@ def artifacts(
 ) -> None:
     """List the notes of a session, and which story each one is bound to."""
     from genesis_git.cli.output import echo, emit_json
+    from genesis_git.story.binding import MANUAL_BIND
 
     with Genesis() as g:
         res = g.artifacts(session)
@@ -51,8 +52,9 @@ def artifacts(
         return
     echo(f"session {res['session']}: {len(res['artifacts'])} notes, {res['unbound']} unbound")
     for a in res["artifacts"]:
-        bound = (f"bound to {', '.join(a['stories'])} at {a['bound_commit'][:10]}"
-                 if a["bound_commit"] else "unbound")
+        how = ("by hand" if a["bound_commit"].startswith(MANUAL_BIND)
+               else f"at {a['bound_commit'][:10]}") if a["bound_commit"] else ""
+        bound = f"bound to {', '.join(a['stories'])} {how}" if a["bound_commit"] else "unbound"
         where = f" ({a['path']}" + (f" § {a['section']}" if a["section"] else "") + ")" \
             if a["path"] else ""
         echo(f"  #{a['id']} [{a['role']}] {a['summary']}{where} — {bound}")

@@ -1,4 +1,4 @@
-"""``genesis story …``: list, show, set, link, context, rebuild."""
+"""``genesis story …``: list, show, set, link, context, bind, rebuild."""
 
 from __future__ import annotations
 
@@ -209,9 +209,32 @@ def _org_context(story_id: str, json_out: bool, markdown: bool) -> None:
 
 
 @app.command()
+def bind(
+    story_id: StoryArg,
+    session: Annotated[str | None, typer.Option(
+        "--session", help="Only this session's notes (default: every session of this "
+                          "worktree).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Bind pending notes (and the session's --doc) to a story by hand."""
+    from genesis_git.cli.output import echo, emit_json
+    with Genesis() as g:
+        res = g.story_bind(story_id, session)
+    if json_out:
+        emit_json(res)
+        return
+    echo(f"bound {res['notes']} note(s) of {', '.join(res['sessions']) or 'no session'} "
+         f"to {story_id}")
+
+
+@app.command()
 def rebuild(
     prune: Annotated[bool, typer.Option(
         "--prune", help="Also drop linked commits that no branch, remote or tag reaches.")] = False,
+    from_scratch: Annotated[bool, typer.Option(
+        "--from-scratch", help="Move the store aside (a damaged one, say), start a new one with "
+                               "the ledger rows that can still be read, and rebuild from git.")
+    ] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Re-derive stories, commit links and changed files from git log (idempotent).
@@ -221,10 +244,15 @@ def rebuild(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        res = g.story_rebuild(prune=prune)
+        res = g.story_rebuild(prune=prune, from_scratch=from_scratch)
     if json_out:
         emit_json(res)
         return
+    if res.get("moved_aside"):
+        kept = ", ".join(f"{n} {t}" for t, n in res["salvaged"].items() if n > 0) or "nothing"
+        lost = [t for t, n in res["salvaged"].items() if n < 0]
+        echo(f"moved the old store to {res['moved_aside']}; kept from it: {kept}" +
+             (f"; unreadable: {', '.join(lost)}" if lost else ""))
     echo(f"scanned {res['commits_scanned']} commits, {res['story_commits']} name a story: "
          f"{len(res['stories'])} stories ({len(res['created'])} new), "
          f"{res['links_added']} commit links and {res['files_added']} file changes added, "

@@ -18,6 +18,8 @@ import sys
 
 from genesis_git.errors import ExitCode
 from genesis_git.hooks.runtime import HookRepo, open_store, store_path, story_settings
+from genesis_git.story import journal
+from genesis_git.story.journal import HOOK_BUSY_MS
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
 if TYPE_CHECKING:
@@ -31,37 +33,62 @@ INDEX_MODES = ("background", "inline", "off")
 
 
 def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
-    """Reject a message without a story id (when required); add the session trailer."""
-    from genesis_git.story.commits import SESSION_TRAILER, is_exempt, message_story_ids
+    """Reject a message without a story id (when required); add the session trailer.
+
+    An empty message (after git's cleanup, with ``core.commentChar``) is left alone, so
+    git aborts the commit as it would without genesis.  The trailer goes at the very
+    end (a ``---`` line is no divider here), only to a message that names a story unless
+    ``story.session_trailer`` says ``always`` or ``never``, and never twice.
+    """
+    from genesis_git.story.commits import (
+        add_session_trailer,
+        comment_chars,
+        has_content,
+        is_exempt,
+        message_story_ids,
+    )
 
     if not args:
         return 0
     msg_file = args[0]
-    with open(msg_file, encoding="utf-8", errors="replace") as fh:
+    with open(msg_file, encoding="utf-8", errors="surrogateescape") as fh:
         message = fh.read()
     merging = os.path.exists(os.path.join(repo.git_dir, "MERGE_HEAD"))
     rules = story_settings(repo.root)
-    if rules.require and not merging and not is_exempt(message):
-        if not message_story_ids(message, rules.effective):
-            shown = rules.pattern + (f", prefixes {', '.join(rules.prefixes)}"
-                                     if rules.prefixes else "")
-            sys.stderr.write(
-                f"genesis: commit rejected: the subject names no story id (pattern {shown}, "
-                'e.g. "STORY-12: ..."; a "Story:" trailer also counts)\n')
-            return int(REJECT)
-    if merging or not os.path.exists(store_path(repo)):
+    trailer = (rules.trailer != "never" and not merging and os.path.exists(store_path(repo)))
+    if not trailer and not rules.require:
         return 0
+    chars = comment_chars(repo)
+    if not has_content(message, chars):
+        return 0  # git aborts an empty message; nothing may make it non-empty
+    ids = message_story_ids(message, rules.effective, chars)
+    if rules.require and not merging and not is_exempt(message, chars) and not ids:
+        shown = rules.pattern + (f", prefixes {', '.join(rules.prefixes)}"
+                                 if rules.prefixes else "")
+        sys.stderr.write(
+            f"genesis: commit rejected: the subject names no story id (pattern {shown}, "
+            'e.g. "STORY-12: ..."; a "Story:" trailer also counts)\n')
+        return int(REJECT)
+    if not trailer or (rules.trailer == "story" and not ids):
+        return 0
+    import sqlite3
+
     from genesis_git.story.ledger import active_session
 
-    conn = open_store(repo, migrate=False)  # a read: the session table is there or nothing is
     try:
-        session = active_session(conn, repo)
-    finally:
-        conn.close()
+        conn = open_store(repo, migrate=False, busy_ms=HOOK_BUSY_MS)
+        try:
+            session = active_session(conn, repo)
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:
+        return 0  # a busy store: post-commit binds by worktree without the trailer
     if session is None:
         return 0
-    repo.git("interpret-trailers", "--in-place", "--if-exists", "addIfDifferent",
-             "--trailer", f"{SESSION_TRAILER}: {session['id']}", msg_file)
+    updated = add_session_trailer(message, session["id"], chars)
+    if updated != message:
+        with open(msg_file, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(updated)
     return 0
 
 
@@ -74,7 +101,10 @@ class _Store:
 
     def __call__(self) -> sqlite3.Connection:
         if self.conn is None:
-            self.conn = open_store(self.repo)
+            self.conn = open_store(self.repo, busy_ms=HOOK_BUSY_MS)
+            path = store_path(self.repo)
+            if os.path.exists(journal.journal_path(path)):
+                journal.replay(self.conn, path)
         return self.conn
 
     def close(self) -> None:
@@ -91,6 +121,9 @@ def post_commit(repo: HookRepo, args: Sequence[str]) -> int:
         result = binding.post_commit(repo, rules, store, warn=_warn)
         if result is not None and result.blobs:
             _index(repo, store(), result.blobs)
+    except Exception as exc:
+        head = repo.git("rev-parse", "HEAD").decode().strip()
+        _defer(repo, {"hook": "post-commit", "sha": head}, exc)
     finally:
         store.close()
     return 0
@@ -110,9 +143,26 @@ def post_rewrite(repo: HookRepo, args: Sequence[str]) -> int:
                                       store_exists=os.path.exists(store_path(repo)))
         if result is not None and result.blobs:
             _index(repo, store(), result.blobs)
+    except Exception as exc:
+        _defer(repo, {"hook": "post-rewrite", "kind": kind, "pairs": pairs}, exc)
     finally:
         store.close()
     return 0
+
+
+def _defer(repo: HookRepo, entry: dict[str, object], exc: Exception) -> None:
+    """A store that is locked or cannot be written: the binding waits in the journal next
+    to the store and the commit goes ahead.  Any other failure is raised on."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.OperationalError):
+        raise exc
+    entry.update(root=repo.root, git_dir=repo.git_dir, common_dir=repo.common_dir)
+    where = journal.record(store_path(repo), entry)
+    if where is None:
+        raise exc
+    sys.stderr.write(f"genesis: the store is busy or read-only ({exc}); the binding waits in "
+                     f"{where} and the next genesis command applies it\n")
 
 
 def _warn(line: str) -> None:

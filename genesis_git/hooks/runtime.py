@@ -238,7 +238,8 @@ def _up_to_date(conn: sqlite3.Connection) -> bool:
     return set(done) == set(known)
 
 
-def open_store(repo: HookRepo, *, migrate: bool = True) -> sqlite3.Connection:
+def open_store(repo: HookRepo, *, migrate: bool = True,
+               busy_ms: int | None = None) -> sqlite3.Connection:
     """A connection with the pragmas of ``db.connect.connect``; migrated unless told not to
     (the migrations module is imported only when the store is not up to date)."""
     import sqlite3
@@ -246,7 +247,7 @@ def open_store(repo: HookRepo, *, migrate: bool = True) -> sqlite3.Connection:
     path = store_path(repo)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     new = not os.path.exists(path) or os.path.getsize(path) == 0
-    ms = busy_timeout_ms()
+    ms = busy_timeout_ms() if busy_ms is None else min(busy_ms, busy_timeout_ms())
     conn = sqlite3.connect(path, timeout=ms / 1000, isolation_level=None,
                            check_same_thread=False)
     conn.row_factory = sqlite3.Row

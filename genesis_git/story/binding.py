@@ -23,9 +23,11 @@ import time
 from genesis_git.story import ledger
 from genesis_git.story.commits import (
     DEFAULT_PATTERN,
+    LOG_FORMAT,
     Change,
     CommitInfo,
     changed_files,
+    parse_log,
     read_commits,
     story_ids,
     title_from_subject,
@@ -42,10 +44,11 @@ if TYPE_CHECKING:
     from genesis_git.repo import Repo
     from genesis_git.story.commits import GitRepo, StoryRules
 
-    SessionFor = Callable[[CommitInfo], "sqlite3.Row | None"]
+    SessionsFor = Callable[[CommitInfo], "list[sqlite3.Row]"]
     OpenStore = Callable[[], sqlite3.Connection]
 
 INDEXED_MODES = ("100644", "100755")
+MANUAL_BIND = "story:"  # bound_commit of a note bound by `genesis story bind`
 
 
 class BindResult:
@@ -72,27 +75,53 @@ def in_rebase(repo: GitRepo) -> bool:
                for name in ("rebase-merge", "rebase-apply"))
 
 
-def session_resolver(conn: sqlite3.Connection, repo: GitRepo) -> SessionFor:
-    """The session of a commit: its ``Genesis-Session`` trailer when the store knows it,
-    else the worktree's active session."""
-    active = ledger.active_session(conn, repo)
+def worktree_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
+    """The sessions whose notes a commit made in this worktree binds: the session of its
+    ``Genesis-Session`` trailer (when the store knows it) and every session of the
+    worktree, active or ended.  A note belongs to the session it was written in, so it
+    binds whether or not commit-msg ran."""
+    rows = conn.execute("SELECT * FROM sessions WHERE worktree=? "
+                        "ORDER BY status='active' DESC, started_at, id",
+                        (str(repo.root),)).fetchall()
 
-    def resolve(commit: CommitInfo) -> sqlite3.Row | None:
+    def resolve(commit: CommitInfo) -> list[sqlite3.Row]:
         sid = commit.session_id
-        if sid:
+        if sid and all(r["id"] != sid for r in rows):
             row = ledger.session_row(conn, sid)
             if row is not None:
-                return row
-        return active
+                return [row, *rows]
+        return list(rows)
 
     return resolve
 
 
-def trailer_sessions(conn: sqlite3.Connection) -> SessionFor:
-    """Only the ``Genesis-Session`` trailer (``story rebuild``: no worktree guessing)."""
+def history_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
+    """``story rebuild``: the session of the trailer, and sessions with pending notes whose
+    branch holds the commit (any commit when the branch is gone or unknown) unless the
+    commit's trailer names a session of another worktree."""
+    pending = conn.execute(
+        "SELECT * FROM sessions WHERE id IN (SELECT session_id FROM session_artifacts "
+        "WHERE bound_commit IS NULL) ORDER BY started_at, id").fetchall()
+    reach: dict[str, set[str] | None] = {}
 
-    def resolve(commit: CommitInfo) -> sqlite3.Row | None:
-        return ledger.session_row(conn, commit.session_id) if commit.session_id else None
+    def reachable(branch: str | None) -> set[str] | None:
+        if not branch:
+            return None
+        if branch not in reach:
+            out = repo.git("rev-list", f"refs/heads/{branch}", "--", check=False)
+            reach[branch] = set(out.decode().split()) or None
+        return reach[branch]
+
+    def resolve(commit: CommitInfo) -> list[sqlite3.Row]:
+        own = ledger.session_row(conn, commit.session_id) if commit.session_id else None
+        out = [own] if own is not None else []
+        for s in pending:
+            if own is not None and (s["id"] == own["id"] or s["worktree"] != own["worktree"]):
+                continue
+            shas = reachable(s["branch"])
+            if shas is None or commit.sha in shas:
+                out.append(s)
+        return out
 
     return resolve
 
@@ -102,7 +131,7 @@ def _iso(ts: int) -> str:
 
 
 def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequence[CommitInfo],
-          changes: dict[str, list[Change]], *, session_for: SessionFor | None = None,
+          changes: dict[str, list[Change]], *, session_for: SessionsFor | None = None,
           notes_before_commit: bool = False, forced: Sequence[str] | None = None,
           result: BindResult | None = None) -> BindResult:
     """Bind ``commits`` (inside the caller's transaction); ``pattern`` is ``story.pattern``."""
@@ -113,7 +142,7 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
         if not ids:
             continue
         result.commits += 1
-        session = session_for(commit) if session_for else None
+        sessions = session_for(commit) if session_for else []
         title = title_from_subject(commit.subject, pattern)
         for sid in ids:
             if ledger.ensure_record(conn, story_id=sid, project_id=repo.project_id, title=title,
@@ -132,9 +161,10 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
                                        created_by=commit.author):
                     result.files += 1
             touched.setdefault(sid, None)
-        if session is not None:
-            cutoff = _iso(commit.committer_ts + 1) if notes_before_commit else None
-            result.notes += _bind_session(conn, session, ids, commit.sha, cutoff)
+        cutoff = _iso(commit.committer_ts + 1) if notes_before_commit else None
+        for session in sessions:
+            with_doc = session["status"] == "active" or session["id"] == commit.session_id
+            result.notes += _bind_session(conn, session, ids, commit.sha, cutoff, with_doc)
         for ch in changes.get(commit.sha, []):
             if ch.change_type != "removed" and ch.blob and ch.mode in INDEXED_MODES:
                 result.blobs.append((ch.path, ch.blob))
@@ -147,14 +177,16 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
 
 
 def _bind_session(conn: sqlite3.Connection, session: sqlite3.Row, story_ids_: Sequence[str],
-                  sha: str, cutoff: str | None) -> int:
+                  sha: str, cutoff: str | None, with_doc: bool = True) -> int:
+    """Bind the session's unbound notes (written up to ``cutoff``) to the stories; its
+    ``--doc`` too when ``with_doc`` or when notes were bound."""
     sql = "SELECT * FROM session_artifacts WHERE session_id=? AND bound_commit IS NULL"
     args: tuple[Any, ...] = (session["id"],)
     if cutoff is not None:
         sql += " AND created_at <= ?"
         args += (cutoff,)
     notes = conn.execute(sql + " ORDER BY id", args).fetchall()
-    doc = session["source_doc"]
+    doc = session["source_doc"] if with_doc or notes else None
     version = None
     if doc:
         row = conn.execute("SELECT doc_version FROM rag_session_chunk_map "
@@ -220,10 +252,52 @@ def post_commit(repo: GitRepo, rules: StoryRules, open_store: OpenStore,
             warn(f"note: {lower!r} is not a story id: ids are upper case ({lower.upper()}), "
                  "as story.pattern says; nothing was bound")
         return None
-    conn = open_store()
-    changes = changed_files(repo, [commit])
-    return bind_commits(conn, repo, pattern, [commit], changes,
-                        session_for=session_resolver(conn, repo))
+    return bind_commit(open_store(), repo, pattern, commit)
+
+
+def bind_commit(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit: CommitInfo,
+                *, late: bool = False) -> BindResult:
+    """What post-commit does once it has the store (``late``: replayed from the journal,
+    so only notes written up to the commit bind)."""
+    sessions_for = worktree_sessions(conn, repo)
+    earlier = missed_commits(conn, repo, pattern, commit, sessions_for(commit))
+    changes = changed_files(repo, [*earlier, commit])
+    with ledger.immediate(conn):
+        # notes older than an earlier story commit whose hooks did not run go to that one
+        result = apply(conn, repo, pattern, earlier, changes, session_for=sessions_for,
+                       notes_before_commit=True)
+        return apply(conn, repo, pattern, [commit], changes, session_for=sessions_for,
+                     notes_before_commit=late, result=result)
+
+
+def missed_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit: CommitInfo,
+                   sessions: Sequence[sqlite3.Row], limit: int = 200) -> list[CommitInfo]:
+    """Story commits before ``commit`` (oldest first) made after the oldest unbound note of
+    ``sessions`` and not by another session: the commits that should have bound those notes
+    when their hooks were skipped (``--no-verify`` skips none, but a client without genesis,
+    a read-only store or no session at the time do).  No git call without such notes."""
+    if not sessions or not commit.parents:
+        return []
+    ids = [s["id"] for s in sessions]
+    marks = ",".join("?" * len(ids))
+    row = conn.execute(
+        "SELECT CAST(strftime('%s', MIN(created_at)) AS INTEGER) FROM session_artifacts "
+        f"WHERE bound_commit IS NULL AND session_id IN ({marks})", ids).fetchone()
+    if row is None or row[0] is None:
+        return []
+    out = repo.git("log", "-z", "--no-merges", f"-n{limit}", f"--since=@{int(row[0]) - 1}",
+                   f"--format={LOG_FORMAT}", commit.parents[0], "--", check=False)
+    known = set(ids)
+    found = [c for c in parse_log(out)
+             if (c.session_id is None or c.session_id in known) and story_ids(c, pattern)]
+    if found:  # a commit the ledger links had its hook run: what is pending came later
+        marks = ",".join("?" * len(found))
+        linked = {r[0] for r in conn.execute(
+            "SELECT target_ref FROM story_links WHERE link_type='commit' AND target_ref IN "
+            f"({marks})", [c.sha for c in found])}
+        found = [c for c in found if c.sha not in linked]
+    found.reverse()
+    return found
 
 
 def parse_rewrites(text: str) -> list[tuple[str, str]]:
@@ -252,22 +326,98 @@ def post_rewrite(repo: GitRepo, pattern: str, kind: str, pairs: Sequence[tuple[s
     commits = [c for c in read_commits(repo, news) if not c.is_merge]
     if not store_exists and not any(story_ids(c, pattern) for c in commits):
         return None
-    conn = open_store()
+    return rewrite(open_store(), repo, pattern, kind, pairs, commits)
+
+
+def rewrite(conn: sqlite3.Connection, repo: GitRepo, pattern: str, kind: str,
+            pairs: Sequence[tuple[str, str]],
+            commits: Sequence[CommitInfo] | None = None) -> BindResult:
+    """What post-rewrite does once it has the store."""
+    pairs = [(o, n) for o, n in pairs if o != n]
+    news = list(dict.fromkeys(n for _, n in pairs))
+    if commits is None:
+        commits = [c for c in read_commits(repo, news) if not c.is_merge]
     new_set = set(news)
     story_commits = [c for c in commits if story_ids(c, pattern)]
     changes = changed_files(repo, story_commits)
+    ids_of = {c.sha: story_ids(c, pattern) for c in story_commits}
     with ledger.immediate(conn):
         result = BindResult()
+        left: dict[str, None] = {}
+        moved: list[tuple[int, str]] = []
         for old, new in pairs:
             if old in new_set:
                 continue
+            left.update(dict.fromkeys(r[0] for r in conn.execute(
+                "SELECT story_id FROM story_links WHERE link_type='commit' AND target_ref=?",
+                (old,))))
             result.dropped += ledger.drop_commit(conn, old)
+            moved += [(r[0], new) for r in conn.execute(
+                "SELECT id FROM session_artifacts WHERE bound_commit=?", (old,))]
             conn.execute("UPDATE session_artifacts SET bound_commit=? WHERE bound_commit=?",
                          (new, old))
-        session_for = session_resolver(conn, repo) if kind == "amend" else None
+        session_for = worktree_sessions(conn, repo) if kind == "amend" else None
         apply(conn, repo, pattern, story_commits, changes, session_for=session_for,
               result=result)
+        _follow_commits(conn, moved, ids_of)
+        _retire(conn, list(left))
     return result
+
+
+def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
+                    ids_of: dict[str, list[str]]) -> None:
+    """Notes follow the commit that bound them: to the stories the rewritten commit names
+    (a reworded id moves them), or back to pending when it names none."""
+    for note_id, new in moved:
+        targets = ids_of.get(new, [])
+        doc_id = f"session-artifact:{note_id}"
+        rows = conn.execute("SELECT * FROM story_artifacts WHERE doc_id=?", (doc_id,)).fetchall()
+        if not targets:
+            conn.execute("DELETE FROM story_artifacts WHERE doc_id=?", (doc_id,))
+            conn.execute("UPDATE session_artifacts SET bound_commit=NULL, bound_at=NULL "
+                         "WHERE id=?", (note_id,))
+            continue
+        for a in rows[:1]:
+            for sid in targets:
+                ledger.add_artifact(conn, sid, a["artifact_role"], doc_id=doc_id,
+                                    doc_version=a["doc_version"], path=a["path"],
+                                    section=a["section"], chunk_id=a["chunk_id"],
+                                    change_type=a["change_type"], summary=a["summary"],
+                                    source_ref=a["source_ref"], created_by=a["created_by"],
+                                    created_at=a["created_at"])
+            for req in conn.execute(
+                    "SELECT * FROM story_artifacts WHERE artifact_role='requirement' AND "
+                    "source_ref=? AND story_id=?", (a["source_ref"], a["story_id"])).fetchall():
+                for sid in targets:
+                    ledger.add_artifact(conn, sid, "requirement", doc_id=req["doc_id"],
+                                        doc_version=req["doc_version"], path=req["path"],
+                                        change_type=req["change_type"],
+                                        source_ref=req["source_ref"], created_at=req["created_at"])
+        marks = ",".join("?" * len(targets))
+        conn.execute(f"DELETE FROM story_artifacts WHERE doc_id=? AND story_id NOT IN ({marks})",
+                     (doc_id, *targets))
+
+
+def _retire(conn: sqlite3.Connection, story_ids_: Sequence[str]) -> None:
+    """A story whose last commit was rewritten away: a requirement that went along with
+    the notes is dropped; a story left with nothing is removed, one that still holds
+    something goes back to ``draft``."""
+    for sid in story_ids_:
+        if ledger.commit_links(conn, sid):
+            continue
+        conn.execute(
+            "DELETE FROM story_artifacts WHERE story_id=? AND artifact_role='requirement' AND "
+            "EXISTS (SELECT 1 FROM story_artifacts o WHERE o.story_id<>? AND "
+            "o.artifact_role='requirement' AND o.doc_id IS story_artifacts.doc_id AND "
+            "o.source_ref IS story_artifacts.source_ref)", (sid, sid))
+        held = conn.execute(
+            "SELECT (SELECT COUNT(*) FROM story_artifacts WHERE story_id=?) + "
+            "(SELECT COUNT(*) FROM story_links WHERE story_id=?)", (sid, sid)).fetchone()[0]
+        if held:
+            conn.execute("UPDATE story_records SET status='draft' WHERE story_id=? AND "
+                         "status='in_progress'", (sid,))
+        else:
+            conn.execute("DELETE FROM story_records WHERE story_id=?", (sid,))
 
 
 def known_blobs(conn: sqlite3.Connection, shas: Sequence[str]) -> set[str]:
@@ -326,3 +476,29 @@ def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: s
         added = ledger.add_link(conn, story_id, link_type, target.strip(), description)
         ledger.touch(conn, story_id)
     return {"story_id": story_id, "type": link_type, "target": target.strip(), "added": added}
+
+
+def bind_notes(conn: sqlite3.Connection, repo: GitRepo, story_id: str,
+               session_id: str | None = None) -> dict[str, Any]:
+    """``genesis story bind``: the pending notes of a session (default: every session of
+    this worktree) and its ``--doc`` go to an existing story, by hand."""
+    from genesis_git.errors import GenesisError
+
+    ledger.require_record(conn, story_id)
+    if session_id is not None:
+        row = ledger.session_row(conn, session_id)
+        if row is None:
+            raise GenesisError(f"unknown session {session_id!r}",
+                               hint="see `genesis session list --all`")
+        sessions = [row]
+    else:
+        sessions = worktree_sessions(conn, repo)(CommitInfo("", [], "", "", "", 0, "", ""))
+        sessions = [s for s in sessions if s["status"] == "active" or conn.execute(
+            "SELECT 1 FROM session_artifacts WHERE session_id=? AND bound_commit IS NULL",
+            (s["id"],)).fetchone()]
+    bound = 0
+    with ledger.immediate(conn):
+        for s in sessions:
+            bound += _bind_session(conn, s, [story_id], MANUAL_BIND + story_id, None, True)
+        ledger.touch(conn, story_id)
+    return {"story_id": story_id, "sessions": [s["id"] for s in sessions], "notes": bound}

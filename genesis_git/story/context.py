@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from genesis_git.repo import Repo
 from genesis_git.story import ledger
 
 CodeSearch = Callable[[str, int], tuple[list[dict[str, Any]], list[str]]]
@@ -93,10 +94,35 @@ def story_query(ctx: dict[str, Any], limit: int = 2000) -> str:
     return " ".join(p for p in parts if p)[:limit]
 
 
+def reachable(repo: Repo, shas: list[str]) -> dict[str, bool]:
+    """Whether a branch, a remote-tracking branch, a tag or HEAD holds each commit (a commit
+    dropped by a rebase or a reset is held by none)."""
+    out: dict[str, bool] = {}
+    for sha in shas:
+        held = repo.git("for-each-ref", "--count=1", "--format=%(refname)", "--contains", sha,
+                        "refs/heads", "refs/remotes", "refs/tags", check=False).strip()
+        if not held:
+            held = b"HEAD" if run_ok(repo, "merge-base", "--is-ancestor", sha, "HEAD") else b""
+        out[sha] = bool(held)
+    return out
+
+
+def run_ok(repo: Repo, *args: str) -> bool:
+    from genesis_git.repo import run_git
+
+    return run_git(list(args), repo.root, check=False).returncode == 0
+
+
 def build_context(conn: sqlite3.Connection, story_id: str, *, with_code: int = 0,
-                  code_search: CodeSearch | None = None) -> dict[str, Any]:
+                  code_search: CodeSearch | None = None,
+                  repo: Repo | None = None) -> dict[str, Any]:
+    """The story's context; with ``repo``, each commit says whether it is still reachable."""
     row = ledger.require_record(conn, story_id)
     commits = _commits(conn, story_id)
+    if repo is not None:
+        held = reachable(repo, [c["sha"] for c in commits])
+        for c in commits:
+            c["reachable"] = held[c["sha"]]
     ctx: dict[str, Any] = {
         "story": ledger.record_dict(row),
         "commits": commits,
@@ -138,8 +164,23 @@ def search_code(query: str, k: int) -> tuple[list[dict[str, Any]], list[str]]:
 
 # -- rendering ---------------------------------------------------------------------
 
+def quote_path(path: str) -> str:
+    """A path as git prints it with ``core.quotePath=false``: in double quotes with C escapes
+    when it holds a control character, a double quote or a backslash; else as it is."""
+    if not any(ch < " " or ch in '"\\\x7f' for ch in path):
+        return path
+    named = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
+             "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+    return '"' + "".join(named.get(ch) or (f"\\{ord(ch):03o}" if ch < " " or ch == "\x7f"
+                                           else ch) for ch in path) + '"'
+
+
+def _gone(c: dict[str, Any]) -> str:
+    return "  (unreachable: rewritten or dropped)" if c.get("reachable") is False else ""
+
+
 def _artifact_line(a: dict[str, Any]) -> str:
-    where = a["path"] or ""
+    where = quote_path(a["path"]) if a["path"] else ""
     if a["section"]:
         where += f" § {a['section']}"
     text = (a["summary"] or "").replace("\n", " ")
@@ -154,10 +195,10 @@ def render_text(ctx: dict[str, Any]) -> str:
              f"status: {s['status']}   baseline: {(s['baseline_commit_sha'] or '-')[:10]}   "
              f"updated: {s['updated_at']}", ""]
     lines.append(f"commits ({len(ctx['commits'])}):")
-    lines += [f"  {c['short']}  {(c['date'] or '')[:10]}  {c['author']}  {c['subject']}"
+    lines += [f"  {c['short']}  {(c['date'] or '')[:10]}  {c['author']}  {c['subject']}{_gone(c)}"
               for c in ctx["commits"]] or ["  (none)"]
     lines += ["", f"files ({len(ctx['files'])}, net):"]
-    lines += [f"  {f['change']:<8} {f['path']}" for f in ctx["files"]] or ["  (none)"]
+    lines += [f"  {f['change']:<8} {quote_path(f['path'])}" for f in ctx["files"]] or ["  (none)"]
     lines += ["", "artifacts:"]
     for role, items in ctx["artifacts"].items():
         lines.append(f"  {role}:")
@@ -193,10 +234,10 @@ def render_markdown(ctx: dict[str, Any]) -> str:
     out.append("## Requirement")
     out += [f"- {_artifact_line(a)}" for a in reqs] or ["- (none recorded)"]
     out += ["", f"## Commits ({len(ctx['commits'])})"]
-    out += [f"- `{c['short']}` {(c['date'] or '')[:10]} {c['author']}: {c['subject']}"
+    out += [f"- `{c['short']}` {(c['date'] or '')[:10]} {c['author']}: {c['subject']}{_gone(c)}"
             for c in ctx["commits"]] or ["- (none)"]
     out += ["", f"## Changed files (net, {len(ctx['files'])})"]
-    out += [f"- {f['change']}: `{f['path']}`" for f in ctx["files"]] or ["- (none)"]
+    out += [f"- {f['change']}: `{quote_path(f['path'])}`" for f in ctx["files"]] or ["- (none)"]
     for role, items in ctx["artifacts"].items():
         if role == "requirement":
             continue

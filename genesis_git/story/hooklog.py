@@ -93,11 +93,25 @@ def clear(repo: Repo) -> int:
 
 def doctor_findings(repo: Repo, config: Config) -> list[Finding]:
     from genesis_git.doctor import Finding
+    from genesis_git.story import journal
 
+    findings = []
+    db = store_dir(repo) / "genesis.db"
+    waiting = journal.pending(db)
+    if waiting:
+        first = waiting[0]
+        what = f"{first.get('hook')} {str(first.get('sha') or '')[:10]}".strip()
+        findings.append(Finding(
+            "pending bindings", "warn",
+            f"{len(waiting)} binding(s) wait in {journal.journal_path(db)} ({what}, ...): the "
+            "store was busy or read-only when a hook ran",
+            "make the store writable if it is not; the next genesis command (e.g. "
+            "`genesis story list`) applies them"))
+    else:
+        findings.append(Finding("pending bindings", "ok", "none"))
     logs = read_failures(repo)
     if not logs:
-        return [Finding("hook failures", "ok", "none recorded")]
-    findings = []
+        return [*findings, Finding("hook failures", "ok", "none recorded")]
     for path, found in logs:
         last = found[-1]
         findings.append(Finding(

@@ -5,21 +5,22 @@ oldest first, and binds every non-merge commit whose subject (or ``Story:``
 trailer) names a story.  It is idempotent, and it never deletes what exists
 only in the ledger (notes, decisions, risks, the requirement, manual links).
 
-It also recovers from a hook that failed: a commit whose ``Genesis-Session``
-trailer names a session in the store binds that session's notes written
-before the commit.  Linked commits that are no longer reachable (an old SHA
+It also recovers from hooks that failed or did not run: a note still pending
+binds to the first story commit made after it was written by its session (the
+``Genesis-Session`` trailer) or, without a trailer, on the session's branch.  Linked commits that are no longer reachable (an old SHA
 whose rewrite was missed) are counted, and removed with ``prune=True``.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from genesis_git.config import Config
 from genesis_git.repo import Repo
 from genesis_git.story import hooklog, ledger
-from genesis_git.story.binding import BindResult, apply, trailer_sessions
+from genesis_git.story.binding import BindResult, apply, history_sessions
 from genesis_git.story.commits import (
     StoryRules,
     changed_files,
@@ -46,7 +47,7 @@ def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
     reachable = {c.sha for c in commits}
     with ledger.immediate(conn):
         result = apply(conn, repo, pattern, story_commits, changes,
-                       session_for=trailer_sessions(conn), notes_before_commit=True,
+                       session_for=history_sessions(conn, repo), notes_before_commit=True,
                        result=BindResult())
         linked = [r[0] for r in conn.execute(
             "SELECT DISTINCT target_ref FROM story_links WHERE link_type='commit'")]
@@ -70,3 +71,48 @@ def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
         "failures_cleared": cleared,
         "skipped": dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
     }
+
+
+LEDGER_TABLES = ("sessions", "session_artifacts", "story_records", "story_artifacts",
+                 "story_links")
+
+
+def move_aside(db: Path) -> Path | None:
+    """Rename the store (and its -wal and -shm) to ``genesis.db.damaged-<UTC time>``."""
+    if not db.exists():
+        return None
+    import os
+    import time
+
+    aside = db.with_name(f"{db.name}.damaged-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
+    os.replace(db, aside)
+    for suffix in ("-wal", "-shm"):
+        side = db.with_name(db.name + suffix)
+        if side.exists():
+            os.replace(side, aside.with_name(aside.name + suffix))
+    return aside
+
+
+def salvage(conn: sqlite3.Connection, old: Path) -> dict[str, int]:
+    """Copy the ledger rows that can still be read from a damaged store, table by table
+    (a table that cannot be read is skipped; the derived cache is not copied)."""
+    out: dict[str, int] = {}
+    try:
+        conn.execute("ATTACH DATABASE ? AS old", (f"file:{old}?mode=ro",))
+    except sqlite3.DatabaseError:
+        return out
+    try:
+        for table in LEDGER_TABLES:
+            try:
+                cols = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})")]
+                have = {r[1] for r in conn.execute(f"PRAGMA old.table_info({table})")}
+                shared = ",".join(c for c in cols if c in have)
+                with ledger.immediate(conn):
+                    cur = conn.execute(f"INSERT OR IGNORE INTO main.{table}({shared}) "
+                                       f"SELECT {shared} FROM old.{table}")
+                out[table] = max(cur.rowcount, 0)
+            except sqlite3.DatabaseError:
+                out[table] = -1  # unreadable: what git holds comes back below
+    finally:
+        conn.execute("DETACH DATABASE old")
+    return out
