@@ -295,10 +295,13 @@ def test_uninstall_restores_a_legacy_left_alone(repo: Path) -> None:
 def test_templates_come_from_the_wheel_folder_first(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = tmp_path / "pkg"
-    write(pkg / "_hooks", "post-commit", "#!/bin/sh\n# from the wheel\nGENESIS_PYTHON=''\n")
+    write(pkg / "_hooks", "post-commit",
+          "#!/bin/sh\n# from the wheel\nGENESIS_PYTHON=''\nGENESIS_LEGACY_SH=''\n")
     monkeypatch.setattr(inst.resources, "files", lambda _name: pkg)
     assert inst.render("post-commit", "/opt/py thon") == (
-        "#!/bin/sh\n# from the wheel\nGENESIS_PYTHON='/opt/py thon'\n")
+        "#!/bin/sh\n# from the wheel\nGENESIS_PYTHON='/opt/py thon'\nGENESIS_LEGACY_SH=''\n")
+    assert inst.render("post-commit", "/py", ["/bin/sh", "-e"]).endswith(
+        "GENESIS_LEGACY_SH='/bin/sh -e'\n")
     # the editable install falls back to the source tree's hooks/
     monkeypatch.setattr(inst.resources, "files", lambda _name: tmp_path / "nowhere")
     assert "genesis-hook-id" in inst.template_text("commit-msg")

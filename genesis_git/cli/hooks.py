@@ -60,7 +60,7 @@ def status(json_out: JsonOpt = False) -> None:
     echo(f"hooks folder: {st['dir']}" + (f" (core.hooksPath = {st['hooks_path']})"
                                          if st["hooks_path"] else ""))
     for h in st["hooks"]:
-        line = f"  {h['hook']:<13} {h['state']}"
+        line = f"  {h['hook']:<13} {h['state']}" + (f" ({h['manager']})" if h.get("manager") else "")
         if h["python"]:
             line += f"  python: {h['python']}" + ("" if h["python_ok"] else " (missing)")
         if h["state"] != "missing" and not h["executable"]:
