@@ -60,14 +60,19 @@ def _new_id() -> str:
 
 
 def _resolve_doc(repo: Repo, doc: str) -> str:
+    """The ``--doc`` as a path of the worktree; a file outside it is refused (its text would
+    be bound into the ledger without being part of the repository)."""
     p = Path(doc)
     full = p if p.is_absolute() else Path.cwd() / p
-    if not full.exists():
+    if not full.is_file():
         raise GenesisError(f"--doc {doc}: no such file")
     try:
         return full.resolve().relative_to(repo.root.resolve()).as_posix()
     except ValueError:
-        return str(full.resolve())
+        raise GenesisError(f"--doc {doc}: outside the repository ({repo.root})",
+                           hint="give a file of this worktree; link an outside document with "
+                                "`genesis story link STORY-ID --type doc --target URL-OR-PATH`"
+                           ) from None
 
 
 def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new: bool = False,

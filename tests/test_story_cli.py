@@ -53,7 +53,9 @@ def story_repo(repo: Path) -> dict[str, Any]:
 
 
 def test_list_show_and_set(story_repo: dict[str, Any]) -> None:
-    lines = sorted(_ok("story", "list").splitlines())
+    head, *lines = _ok("story", "list").splitlines()
+    assert head == "story\tstatus\tcommits\tnotes\tupdated\ttitle"
+    lines.sort()
     assert [ln.split("\t")[:4] for ln in lines] == [
         ["STORY-12", "in_progress", "2", "0"], ["STORY-13", "in_progress", "1", "0"]]
     assert [ln.split("\t")[5] for ln in lines] == ["add a discount code", "cancel orders"]
@@ -84,7 +86,7 @@ def test_list_show_and_set(story_repo: dict[str, Any]) -> None:
 
 def test_unknown_story_suggests_the_closest(story_repo: dict[str, Any]) -> None:
     assert _err(1, "story", "context", "STORY-21") == \
-        "genesis: error: unknown story 'STORY-21' (closest known: STORY-12, STORY-13)"
+        "genesis: error: unknown story 'STORY-21' (closest known: STORY-13, STORY-12)"
     assert _err(1, "story", "show", "story-13") == \
         "genesis: error: unknown story 'story-13' (closest known: STORY-13, STORY-12)"
     assert _err(1, "story", "show", "XYZ") == \

@@ -57,6 +57,7 @@ def list_(
                           r["updated_at"][:16], r["title"] or "")
         console().print(table)
         return
+    echo("story\tstatus\tcommits\tnotes\tupdated\ttitle")  # piped: tab-separated, one header
     for r in rows:
         echo(f"{r['story_id']}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
              f"{r['updated_at']}\t{r['title'] or ''}")

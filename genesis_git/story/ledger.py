@@ -132,10 +132,20 @@ def get_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
 
 
 def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str]:
-    """Known ids most like ``story_id`` (ignoring case); ties in id order."""
+    """Known ids most like ``story_id``: with the same prefix (ignoring case), the nearest
+    numbers first; else the most similar spelling.  Ties in id order."""
     import difflib
 
     known = [r[0] for r in conn.execute("SELECT story_id FROM story_records")]
+    prefix, _, number = story_id.rpartition("-")
+    if prefix and number.isdigit():
+        near = []
+        for k in known:
+            kp, _, kn = k.rpartition("-")
+            if kp.lower() == prefix.lower() and kn.isdigit():
+                near.append((abs(int(kn) - int(number)), int(kn), k))
+        if near:
+            return [k for *_, k in sorted(near)[:n]]
     scored = []
     for k in known:
         ratio = difflib.SequenceMatcher(None, story_id.lower(), k.lower()).ratio()
