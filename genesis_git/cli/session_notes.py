@@ -43,8 +43,6 @@ def artifacts(
 ) -> None:
     """List the notes of a session, and which story each one is bound to."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.story.binding import MANUAL_BIND
-
     with Genesis() as g:
         res = g.artifacts(session)
     if json_out:
@@ -52,7 +50,7 @@ def artifacts(
         return
     echo(f"session {res['session']}: {len(res['artifacts'])} notes, {res['unbound']} unbound")
     for a in res["artifacts"]:
-        how = ("by hand" if a["bound_commit"].startswith(MANUAL_BIND)
+        how = ("by hand" if a["by_hand"]
                else f"at {a['bound_commit'][:10]}") if a["bound_commit"] else ""
         bound = f"bound to {', '.join(a['stories'])} {how}" if a["bound_commit"] else "unbound"
         where = f" ({a['path']}" + (f" § {a['section']}" if a["section"] else "") + ")" \

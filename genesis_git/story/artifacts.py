@@ -74,6 +74,7 @@ def artifact_dict(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
             "summary": row["summary"], "path": row["path"], "section": row["section"],
             "created_at": row["created_at"], "created_by": row["created_by"],
             "bound_commit": row["bound_commit"], "bound_at": row["bound_at"],
+            "by_hand": bool(row["bound_commit"]) and row["bound_commit"].startswith("story:"),
             "stories": stories}
 
 

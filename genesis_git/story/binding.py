@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     OpenStore = Callable[[], sqlite3.Connection]
 
 INDEXED_MODES = ("100644", "100755")
-MANUAL_BIND = "story:"  # bound_commit of a note bound by `genesis story bind`
+MANUAL_BIND = "story:"  # bound_commit of a note bound by `genesis story bind` (artifacts.py)
 
 
 class BindResult:
