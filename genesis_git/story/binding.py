@@ -80,9 +80,10 @@ def worktree_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
     ``Genesis-Session`` trailer (when the store knows it) and every session of the
     worktree, active or ended.  A note belongs to the session it was written in, so it
     binds whether or not commit-msg ran."""
-    rows = conn.execute("SELECT * FROM sessions WHERE worktree=? "
-                        "ORDER BY status='active' DESC, started_at, id",
-                        (str(repo.root),)).fetchall()
+    rows = conn.execute(  # the active one, and ended ones with notes still pending
+        "SELECT * FROM sessions s WHERE worktree=? AND (status='active' OR EXISTS (SELECT 1 "
+        "FROM session_artifacts a WHERE a.session_id=s.id AND a.bound_commit IS NULL)) "
+        "ORDER BY status='active' DESC, started_at, id", (str(repo.root),)).fetchall()
 
     def resolve(commit: CommitInfo) -> list[sqlite3.Row]:
         sid = commit.session_id
