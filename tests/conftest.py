@@ -1,16 +1,28 @@
-"""Shared fixtures: real temporary git repositories, a private genesis home, a pinned identity."""
+"""Fixtures: a private genesis home, a pinned git identity, real temporary repositories,
+and a guard that no process a test started outlives it.
+
+Helpers that tests import live in ``helpers.py``.
+"""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+import secrets
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import SAMPLE_FILES, make_repo
+
+# Every process the suite starts inherits this variable, detached ones included, so
+# that the guard below finds them wherever they were re-parented.
+RUN_VAR = "GENESIS_TEST_RUN"
+RUN_ID = f"{os.getpid()}-{secrets.token_hex(4)}"
+os.environ[RUN_VAR] = RUN_ID
+REAP_SECONDS = 60.0
 
 
 @pytest.fixture(autouse=True)
@@ -27,55 +39,10 @@ def genesis_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
         monkeypatch.setenv(var, "test@example.com")
     for var in list(os.environ):
-        if var.startswith("GENESIS_") and var not in ("GENESIS_HOME",):
+        if var.startswith("GENESIS_") and var not in ("GENESIS_HOME", RUN_VAR):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("COLUMNS", "200")
     return home
-
-
-def git(cwd: Path, *args: str, input: str | None = None, check: bool = True,
-        env: dict[str, str] | None = None) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, input=input, text=True,
-                          capture_output=True, env=env)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout
-
-
-def write(root: Path, rel: str, text: str) -> Path:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
-
-
-def make_repo(path: Path, files: dict[str, str] | None = None, commit: bool = True) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", "main")
-    git(path, "config", "user.name", "Test User")
-    git(path, "config", "user.email", "test@example.com")
-    git(path, "config", "commit.gpgsign", "false")
-    for rel, text in (files or {}).items():
-        write(path, rel, text)
-    if commit and files:
-        git(path, "add", "-A")
-        git(path, "commit", "-q", "-m", "initial")
-    return path
-
-
-SAMPLE_FILES = {
-    "README.md": "# Shop\n\nAn order service.\n\n## Usage\n\nRun the server.\n",
-    "src/shop/orders.py": (
-        "class OrderController:\n"
-        "    \"\"\"Handles order requests.\"\"\"\n\n"
-        "    def create_order(self, customer_id, items):\n"
-        "        return {'customer': customer_id, 'items': items}\n\n\n"
-        "def cancel_order(order_id):\n"
-        "    return order_id\n"
-    ),
-    "db/schema.sql": "CREATE TABLE orders (\n  id INTEGER PRIMARY KEY,\n  total NUMERIC\n);\n",
-    "docs/req/orders.md": "# 订单需求\n\n## 新增字段\n\n订单表新增字段 discount_code。\n",
-}
 
 
 @pytest.fixture
@@ -86,37 +53,59 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield root
 
 
-def genesis_cmd() -> list[str]:
-    """The real console entry point, as a subprocess argv."""
-    return [sys.executable, "-m", "genesis_git"]
+# -- no process outlives its test -------------------------------------------------------------
 
-
-def read_pty(master: int) -> bytes:
-    """Everything written to a pseudo-terminal until its other side closes."""
-    chunks = []
-    while True:
+def _started_by_the_suite() -> dict[int, str]:
+    """Live processes (other than this one) that carry this run's marker: pid -> command."""
+    found: dict[int, str] = {}
+    needle = f"{RUN_VAR}={RUN_ID}".encode()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
         try:
-            data = os.read(master, 65536)
+            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                if needle not in fh.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue  # a zombie: its parent reaps it, nothing runs
+            with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
+                found[int(entry.name)] = fh.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+def _reap(timeout: float, keep: frozenset[int] | set[int] = frozenset()) -> dict[int, str]:
+    """Wait for the suite's stray processes (but ``keep``) to end; kill and return the rest."""
+    deadline = time.monotonic() + timeout
+    left = {p: c for p, c in _started_by_the_suite().items() if p not in keep}
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = {p: c for p, c in _started_by_the_suite().items() if p not in keep}
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
         except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    return b"".join(chunks)
+            pass
+    return left
 
 
-def commit_files(root: Path, msg: str, files: dict[str, str | None] | None = None,
-                 *extra: str) -> str:
-    """Write (or, for ``None``, remove) files, commit them with ``msg``; the new HEAD."""
-    for rel, text in (files or {}).items():
-        if text is None:
-            git(root, "rm", "-q", rel)
-        else:
-            write(root, rel, text)
-            git(root, "add", rel)
-    git(root, "commit", "-q", "-m", msg, *extra)
-    return git(root, "rev-parse", "HEAD").strip()
+@pytest.fixture(autouse=True)
+def _processes_end_with_their_test() -> Iterator[None]:
+    """A process a test starts (a detached indexer or search-base builder too) ends with it;
+    one that a session-wide fixture started before the test (a database server) may stay."""
+    before = set(_started_by_the_suite())
+    yield
+    left = _reap(REAP_SECONDS, before)
+    assert not left, f"processes outlived the test (killed now): {left}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_process_outlives_the_suite() -> Iterator[None]:
+    yield
+    left = _reap(REAP_SECONDS)
+    assert not left, f"processes outlived the suite (killed now): {left}"
 
 
 @pytest.fixture(scope="session")

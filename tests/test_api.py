@@ -15,7 +15,7 @@ from genesis_git.rag.embeddings import FakeEmbedder
 from genesis_git.rag.impact_rag import ImpactRAG
 from genesis_git.rag.store import RagStore
 
-from conftest import ROOT, git
+from helpers import ROOT, git
 
 
 @pytest.fixture

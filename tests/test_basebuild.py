@@ -20,7 +20,7 @@ from genesis_git.retrieve.session_index import (
 from genesis_git.retrieve.termindex import term_hash
 from genesis_git.session import ensure_session, open_context
 
-from conftest import make_repo
+from helpers import make_repo
 
 FILES = {
     "src/orders.py": "".join(f"def order_{i}(total, items):\n    return total + {i}\n\n\n"

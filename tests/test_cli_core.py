@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from genesis_git.api import Genesis
 from genesis_git.cli.main import app
 
-from conftest import ROOT, commit_files, git
+from helpers import ROOT, commit_files, git
 
 runner = CliRunner()
 

@@ -6,9 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from test_design_support import LIB, copy_inbox, design, ok, snapshot
-
-from conftest import genesis_cmd
+from helpers import LIB, copy_inbox, design, genesis_cmd, ok, snapshot
 
 COMMANDS = ["init", "search", "list", "brief", "request", "status", "feedback", "capture",
             "check-refs", "stats", "ingest"]

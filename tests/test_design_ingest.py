@@ -9,16 +9,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-from test_design_support import (
-    INBOX_EXAMPLE,
-    LIB,
-    card,
-    copy_inbox,
-    design,
-    ok,
-    tok,
-    write_manifest,
-)
 
 from genesis_git.design.cards import (
     CardRejected,
@@ -32,7 +22,17 @@ from genesis_git.design.images import image_info
 from genesis_git.design.ingest import parse_doc
 from genesis_git.design.library import open_library
 
-from conftest import write
+from helpers import (
+    INBOX_EXAMPLE,
+    LIB,
+    card,
+    copy_inbox,
+    design,
+    ok,
+    tok,
+    write,
+    write_manifest,
+)
 
 
 def _png(width: int, height: int) -> bytes:

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-from test_design_support import LIB, design, ok, snapshot
 
 from genesis_git.config import load_config
 from genesis_git.design.ingest import ingest_docs, ingest_rules, rule_files
@@ -26,7 +25,7 @@ from genesis_git.design.library import (
 from genesis_git.doctor import run_checks
 from genesis_git.repo import find_repo
 
-from conftest import write
+from helpers import LIB, design, ok, snapshot, write
 
 
 def _sha(path: Path) -> str:
@@ -84,7 +83,7 @@ def test_rag_a_repeated_ingest_leaves_the_manifest_byte_identical(repo: Path) ->
 
 
 def test_rag_a_holds_for_every_source(repo: Path) -> None:
-    from test_design_support import ROOT, copy_inbox, write_manifest
+    from helpers import ROOT, copy_inbox, write_manifest
 
     write(repo, "ux/a.md", "# Cards\n\nCard radius is 16vp.\n")
     copy_inbox(repo, unknown_license_for_empty=True)

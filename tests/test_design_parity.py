@@ -13,9 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_design_support import LIB, copy_inbox, design, ok, run_reader, snapshot
 
-from conftest import write
+from helpers import LIB, copy_inbox, design, ok, run_reader, snapshot, write
 
 QUERIES = [
     "深色 卡片 间距",

@@ -9,7 +9,6 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from test_design_support import LIB, ROOT, card, copy_inbox, design, ok, tok, write_manifest
 
 from genesis_git.design.feedback import card_id, history, new_weight
 from genesis_git.design.library import open_library
@@ -23,7 +22,7 @@ from genesis_git.design.protocol import (
 from genesis_git.design.search import search
 from genesis_git.errors import GenesisError, UsageError
 
-from conftest import write
+from helpers import LIB, ROOT, card, copy_inbox, design, ok, tok, write, write_manifest
 
 SHARED = Path(".shared")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_design_support import card, ok, tok, write_manifest
-
 from genesis_git.design.library import open_library
 from genesis_git.design.search import search
+
+from helpers import card, ok, tok, write_manifest
 
 FIXTURE = [
     card(1, "杂志感卡片 · 大留白 + 20vp 圆角", ["card", "magazine", "light", "卡片"],

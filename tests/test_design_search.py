@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 import pytest
-from test_design_support import LIB, card, design, ok, snapshot, tok, write_manifest
 
 from genesis_git.design.cards import query_values, value_keys
 from genesis_git.design.index import load_index
@@ -15,7 +14,7 @@ from genesis_git.design.library import LibraryUnavailable, open_library
 from genesis_git.design.search import fmt6, rnd, search, search_index
 from genesis_git.errors import UsageError
 
-from conftest import write
+from helpers import LIB, card, design, ok, snapshot, tok, write, write_manifest
 
 CARDS = [
     card(1, "Dark card 深色卡片", ["dark", "card"],

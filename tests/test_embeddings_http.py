@@ -8,11 +8,12 @@ import urllib.error
 from typing import Any
 
 import pytest
-from embed_server import free_port_url, running
 from pytest_mock import MockerFixture
 
 from genesis_git.errors import ExitCode
 from genesis_git.rag.embeddings import EmbeddingError, OpenAIEmbedder
+
+from helpers import free_port_url, running
 
 
 def test_real_server_round_trip_in_batches() -> None:

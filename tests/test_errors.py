@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from genesis_git.cli.main import app
 from genesis_git.errors import ExitCode
 
-from conftest import genesis_cmd, git, write
+from helpers import genesis_cmd, git, write
 
 runner = CliRunner()
 
@@ -227,7 +227,7 @@ def test_no_literal_exit_status_in_the_commands() -> None:
 def _readme_codes() -> dict[int, str]:
     import re
 
-    from conftest import ROOT
+    from helpers import ROOT
 
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Exit codes", 1)[1]
     section = section.split("\n## ", 1)[0]

@@ -8,7 +8,7 @@ import sys
 
 from genesis_git.index.classify import CodeOwners, artifact_type, content_hint
 
-from conftest import ROOT
+from helpers import ROOT
 
 SHOP = ROOT / "examples" / "shop"
 

@@ -18,7 +18,7 @@ from genesis_git.config import load_config
 from genesis_git.hooks import install as inst
 from genesis_git.repo import find_repo
 
-from conftest import git, make_repo, write
+from helpers import git, make_repo, write
 
 runner = CliRunner()
 HOOKS = ("commit-msg", "post-commit", "post-rewrite")

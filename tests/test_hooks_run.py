@@ -18,7 +18,7 @@ from genesis_git.hooks import install as inst
 from genesis_git.hooks import run as hookrun
 from genesis_git.repo import find_repo
 
-from conftest import git, write
+from helpers import git, write
 
 runner = CliRunner()
 REJECT_LINE = ('genesis: commit rejected: the subject names no story id (pattern '

@@ -16,7 +16,7 @@ from genesis_git.hooks import runtime
 from genesis_git.repo import clean_env, find_repo, hash_blob
 from genesis_git.story.commits import StoryRules
 
-from conftest import git, write
+from helpers import git, write
 
 
 def test_repository_discovery_matches_find_repo(repo: Path, monkeypatch: pytest.MonkeyPatch

@@ -6,17 +6,15 @@ import json
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_impact_engines import ChatServer
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
 
-from conftest import ROOT, git, write
+from helpers import ROOT, git, running, write
 
 runner = CliRunner()
 REQ = "订单表新增字段 discount_code"
@@ -183,16 +181,10 @@ def test_failing_engines_fall_back_with_a_warning(shop: Path) -> None:
 
 
 def test_openai_engine_through_the_cli_against_a_real_server(shop: Path) -> None:
-    server = ChatServer()
-    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with running() as server:
         write(shop, ".genesis.toml",
               f'[impact]\nengine = "openai"\nbase_url = "{server.base_url}"\nmodel = "m1"\n')
         res = impact(REQ, "--json")
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["mode"] == "rag"  # a configured engine turns the RAG path on

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import urllib.error
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,55 +21,13 @@ from genesis_git.impact.engines import (
     get_engine,
 )
 
-ANSWER = {"impacts": [{"target": "orders.discount_code", "kind": "field", "path": "db/schema.sql",
-                       "lines": [15, 25], "type": "add", "detail": "new column"}]}
-
-
-class ChatServer:
-    """A real OpenAI-compatible chat-completions endpoint; ``mode`` makes it misbehave."""
-
-    def __init__(self, mode: str = "ok"):
-        self.mode = mode
-        self.requests: list[dict[str, Any]] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - the http.server name
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                server.requests.append({"path": self.path, "body": body,
-                                        "auth": self.headers.get("Authorization")})
-                if server.mode == "500":
-                    payload, status = b'{"error": "boom"}', 500
-                elif server.mode == "garbage":
-                    payload, status = b"<html>no</html>", 200
-                else:
-                    content = json.dumps(ANSWER)
-                    payload = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                                   "content": content}}]}).encode()
-                    status = 200
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+from helpers import CHAT_ANSWER, FakeOpenAI, running
 
 
 @pytest.fixture
-def chat_server() -> Iterator[ChatServer]:
-    server = ChatServer()
-    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.httpd.shutdown()
-    server.httpd.server_close()
+def chat_server() -> Iterator[FakeOpenAI]:
+    with running() as server:
+        yield server
 
 
 def script(tmp_path: Path, body: str) -> str:
@@ -112,7 +68,7 @@ def test_command_line_must_parse() -> None:
 
 # -- openai -----------------------------------------------------------------------
 
-def test_openai_engine_against_a_real_server(chat_server: ChatServer,
+def test_openai_engine_against_a_real_server(chat_server: FakeOpenAI,
                                              monkeypatch: pytest.MonkeyPatch,
                                              tmp_path: Path) -> None:
     monkeypatch.setenv("MY_LLM_KEY", "sk-test")
@@ -122,7 +78,7 @@ def test_openai_engine_against_a_real_server(chat_server: ChatServer,
     engine = get_engine("openai", load_config(tmp_path))
     assert isinstance(engine, OpenAIEngine)
     assert engine.timeout == 5.0
-    assert json.loads(engine.complete("订单表新增字段")) == ANSWER
+    assert json.loads(engine.complete("订单表新增字段")) == CHAT_ANSWER
     req = chat_server.requests[0]
     assert req["path"] == "/v1/chat/completions"
     assert req["auth"] == "Bearer sk-test"
@@ -135,7 +91,7 @@ def test_openai_engine_against_a_real_server(chat_server: ChatServer,
     ("500", "answered HTTP 500"),
     ("garbage", r"gave an answer without choices\[0\]\.message\.content"),
 ])
-def test_openai_engine_bad_answers(chat_server: ChatServer, mode: str, message: str) -> None:
+def test_openai_engine_bad_answers(chat_server: FakeOpenAI, mode: str, message: str) -> None:
     chat_server.mode = mode
     with pytest.raises(EngineError, match=message):
         OpenAIEngine(chat_server.base_url + "/chat/completions/", "m").complete("x")

@@ -22,7 +22,7 @@ from genesis_git.impact.history import (
 )
 from genesis_git.repo import find_repo
 
-from conftest import git, make_repo, write
+from helpers import git, make_repo, write
 
 
 def commit(root: Path, message: str, files: dict[str, str]) -> None:

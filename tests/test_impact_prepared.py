@@ -17,7 +17,7 @@ from genesis_git.impact.signals import analyze
 from genesis_git.retrieve.session_index import clear_memory
 from genesis_git.session import ensure_session, open_context
 
-from conftest import make_repo, write
+from helpers import make_repo, write
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "shop"
 EXTRA = {

@@ -11,7 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import git, make_repo, read_pty
+from genesis_git.index.indexer import BATCH, PAUSE_VAR, POOL_WINDOW
+
+from helpers import git, make_repo, read_pty
 
 
 def _big_repo(root: Path, n: int = 600) -> Path:
@@ -26,9 +28,10 @@ def _big_repo(root: Path, n: int = 600) -> Path:
     return make_repo(root, files)
 
 
-def _genesis(cwd: Path, *args: str) -> subprocess.Popen[str]:
+def _genesis(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "genesis_git", *args], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
 
 
 def _consistent(db: Path) -> tuple[int, int]:
@@ -49,30 +52,21 @@ def test_sigkill_during_start_leaves_a_store_the_next_run_completes(
         tmp_path: Path, genesis_env: Path) -> None:
     root = _big_repo(tmp_path / "big")
     db = genesis_env / "genesis.db"
-    proc = _genesis(root, "session", "start", "--json")
-    deadline = time.monotonic() + 60
-    killed_with = None
-    while time.monotonic() < deadline:
-        if db.exists():
-            try:
-                conn = sqlite3.connect(db, timeout=0.1)
-                n = conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0]
-                conn.close()
-            except sqlite3.OperationalError:
-                n = 0
-            if n >= 64:
-                os.kill(proc.pid, signal.SIGKILL)
-                killed_with = n
-                break
-        if proc.poll() is not None:
-            break
+    paused = tmp_path / "first-batch-committed"
+    proc = _genesis(root, "session", "start", "--json", env={PAUSE_VAR: str(paused)})
+    deadline = time.monotonic() + 120
+    while not paused.exists():  # the indexer waits there once its first batch is committed
+        assert proc.poll() is None, "session start ended before its first batch: " + str(
+            proc.communicate())
+        assert time.monotonic() < deadline, "no batch was committed within 120 s"
         time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
     # its output pipes close only when its worker processes have gone too
-    proc.communicate(timeout=30)
-    assert killed_with is not None, "indexing finished before it could be killed"
+    proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGKILL
     blobs, mapped = _consistent(db)
-    assert 0 < blobs < 600
+    # the first batch, and at most the batches that workers had in hand
+    assert BATCH <= blobs <= (POOL_WINDOW + 1) * BATCH < 600
     assert mapped == 0  # the map is written after the blobs: nothing half-mapped
     done = _genesis(root, "session", "start", "--json")
     out, err = done.communicate(timeout=120)

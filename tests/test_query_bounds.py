@@ -28,7 +28,7 @@ from genesis_git.text import (
     weightiest,
 )
 
-from conftest import genesis_cmd
+from helpers import genesis_cmd
 
 
 def _words(n: int, seed: int = 7) -> list[str]:

@@ -7,7 +7,7 @@ import re
 from genesis_git.config import reference_table
 from genesis_git.errors import ExitCode
 
-from conftest import ROOT
+from helpers import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -41,7 +41,7 @@ def test_the_hooks_path_advice_runs_as_written(repo, tmp_path) -> None:
     import subprocess
     import sys
 
-    from conftest import git
+    from helpers import git
 
     advice = [c for c in re.findall(r"`(genesis hooks install [^`]*)`", README) if "--hooks-path" in c]
     assert advice, "the README no longer says how to install into core.hooksPath"

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from genesis_git.cli.main import app
 from genesis_git.retrieve.session_index import clear_memory
 
-from conftest import ROOT, genesis_cmd, git, make_repo, read_pty, write
+from helpers import ROOT, genesis_cmd, git, make_repo, read_pty, write
 
 runner = CliRunner()
 

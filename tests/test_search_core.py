@@ -15,7 +15,7 @@ from genesis_git.session import Context, ensure_session, open_context
 from genesis_git.session import end as end_session
 from genesis_git.text import analyze_query
 
-from conftest import git, make_repo, write
+from helpers import git, make_repo, write
 
 CN_FILES = {
     "docs/req/orders.md": (

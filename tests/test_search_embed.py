@@ -7,7 +7,6 @@ import urllib.error
 from pathlib import Path
 
 import pytest
-from embed_server import free_port_url, running
 from pytest_mock import MockerFixture
 from typer.testing import CliRunner
 
@@ -17,7 +16,7 @@ from genesis_git.retrieve import SearchOptions, search
 from genesis_git.retrieve.session_index import clear_memory
 from genesis_git.session import ensure_session, open_context
 
-from conftest import make_repo, write
+from helpers import free_port_url, make_repo, running, write
 
 runner = CliRunner()
 

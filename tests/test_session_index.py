@@ -15,7 +15,7 @@ from genesis_git.index import chunk as chunk_mod
 from genesis_git.index import indexer
 from genesis_git.session import open_context
 
-from conftest import git, make_repo, write
+from helpers import git, make_repo, write
 
 runner = CliRunner()
 
@@ -229,14 +229,16 @@ def test_changing_the_embedder_or_chunker_redoes_only_affected_blobs(
     back = start_json("--new")
     assert back["misses"] == 0  # the old embedder's blobs are still cached
     shipped = chunk_mod.CHUNKER_VERSION
-    monkeypatch.setattr(chunk_mod, "CHUNKER_VERSION", "c-test")
-    monkeypatch.setattr(indexer, "CHUNKER_VERSION", "c-test")
+    monkeypatch.setenv("GENESIS_INDEX_CHUNK_MAX_LINES", "40")  # a knob of the chunker
     bumped = start_json("--new")
     assert bumped["misses"] == 4
+    monkeypatch.delenv("GENESIS_INDEX_CHUNK_MAX_LINES")
+    assert start_json("--new")["misses"] == 0  # the shipped chunker's blobs are still cached
     conn = connect(genesis_env / "genesis.db")
     versions = {(r[0], r[1]) for r in conn.execute(
         "SELECT chunker_version, embedder_id FROM rag_blob_cache")}
-    assert ("c-test", "hash-t1-256") in versions and (shipped, "hash-t1-64") in versions
+    assert (f"{shipped}-40x3000", "hash-t1-256") in versions
+    assert (shipped, "hash-t1-64") in versions
 
 
 def test_cache_stats_and_gc(repo: Path) -> None:

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from genesis_git.cli.main import app
 from genesis_git.db.connect import connect
 
-from conftest import git, write
+from helpers import git, write
 
 runner = CliRunner()
 

@@ -235,7 +235,7 @@ def test_default_config_text_round_trips(tmp_path: Path) -> None:
 def test_doctor_lists_worktrees_and_flags_prunable_ones(repo: Path, tmp_path: Path) -> None:
     import shutil
 
-    from conftest import git
+    from helpers import git
 
     git(repo, "worktree", "add", "-q", str(tmp_path / "wt2"), "-b", "side")
     res = runner.invoke(app, ["doctor"])

@@ -23,7 +23,7 @@ from genesis_git.hooks import run as hookrun
 from genesis_git.repo import find_repo
 from genesis_git.story import binding
 
-from conftest import commit_files, git, write
+from helpers import commit_files, git, write
 
 runner = CliRunner()
 

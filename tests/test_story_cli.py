@@ -18,7 +18,7 @@ from genesis_git.db.connect import connect
 from genesis_git.story import context as story_context
 from genesis_git.story.ledger import story_texts
 
-from conftest import commit_files, git, make_repo
+from helpers import commit_files, git, make_repo
 
 runner = CliRunner()
 

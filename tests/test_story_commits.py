@@ -17,7 +17,7 @@ from genesis_git.story.commits import (
     title_from_subject,
 )
 
-from conftest import git, make_repo, write
+from helpers import git, make_repo, write
 
 P = r"[A-Z][A-Z0-9]+-\d+"
 

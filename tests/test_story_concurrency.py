@@ -15,7 +15,7 @@ from genesis_git.db.connect import connect
 from genesis_git.hooks import install as inst
 from genesis_git.repo import find_repo
 
-from conftest import git, write
+from helpers import git, write
 
 N = 20
 

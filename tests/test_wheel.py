@@ -15,7 +15,7 @@ import pytest
 
 from genesis_git import __version__
 
-from conftest import ROOT, git, make_repo, write
+from helpers import ROOT, git, make_repo, write
 
 pytestmark = pytest.mark.slow
 

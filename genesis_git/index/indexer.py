@@ -275,6 +275,8 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
         while len(in_flight) > limit:
             blobs, written = in_flight.pop(0)
             report.chunks += written if isinstance(written, int) else written.result()
+            if done == 0:
+                _pause_for_tests()
             done += blobs
             if progress:
                 progress(done, len(misses))
@@ -314,6 +316,16 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
     return lookup_blobs(conn, by_sha, embedder_id, chunker)
 
 
+def _pause_for_tests() -> None:
+    """``GENESIS_TEST_PAUSE_AFTER_BATCH=FILE``, for tests only: once the first batch is
+    committed, create FILE and wait, so that a test can kill the indexer mid-way."""
+    marker = os.environ.get(PAUSE_VAR)
+    if marker:  # pragma: no cover - the process is killed while it waits
+        Path(marker).touch()
+        time.sleep(120)
+
+
+PAUSE_VAR = "GENESIS_TEST_PAUSE_AFTER_BATCH"
 POOL_MIN_MISSES = 256
 POOL_WINDOW = 4
 _WORKER: dict[str, Any] = {}
