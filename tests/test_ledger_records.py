@@ -12,7 +12,8 @@ import pytest
 
 from genesis_git.ledger import records as R
 from genesis_git.ledger.records import Record, append_records, fold, read_records
-from tests.conftest import git, make_repo
+
+from helpers import git, make_repo
 
 ROOT = Path(__file__).resolve().parents[1]
 
