@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck docs bench clean
+.PHONY: test test-fast demo lint typecheck docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy genesis_git
 
+# The gate CI runs: lint, types and the whole suite (slow tests included), coverage >= 90 %.
 test: lint typecheck
 	$(BIN)/python -m pytest --cov=genesis_git --cov-report=term --cov-fail-under=90
+
+# While developing: the suite without the tests marked slow, and no coverage.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py

@@ -11,9 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from genesis_git.index.indexer import BATCH, PAUSE_VAR, POOL_WINDOW
 
 from helpers import git, make_repo, read_pty
+
+pytestmark = pytest.mark.slow  # each test indexes hundreds of files in real processes
 
 
 def _big_repo(root: Path, n: int = 600) -> Path:

@@ -179,6 +179,7 @@ def test_amend_can_add_the_story_id_late(repo: Path, genesis_env: Path) -> None:
     assert _q(genesis_env, "SELECT bound_commit FROM session_artifacts") == [(new,)]
 
 
+@pytest.mark.slow
 def test_rebase_autosquash_then_squash(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env)
     base = git(repo, "rev-parse", "HEAD").strip()
@@ -206,6 +207,7 @@ def test_rebase_autosquash_then_squash(repo: Path, genesis_env: Path) -> None:
                            "story_id='STORY-8'") == [(base,)]
 
 
+@pytest.mark.slow
 def test_post_commit_waits_for_post_rewrite_during_a_rebase(repo: Path, genesis_env: Path) -> None:
     _setup(repo, genesis_env)
     base = git(repo, "rev-parse", "HEAD").strip()

@@ -33,6 +33,7 @@ def _work(root: Path, story: str, errors: list[str]) -> None:
                 errors.append(f"{root.name} {i}: {proc.returncode} {proc.stderr.strip()}")
 
 
+@pytest.mark.slow
 def test_two_worktrees_commit_concurrently(repo: Path, genesis_env: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     # what is tested is the ledger; blob indexing has its own tests and would only add load
