@@ -12,7 +12,7 @@ import pytest
 
 from genesis_git.ledger.records import Record, append_records, fold, read_records
 
-from conftest import commit_files, genesis_cmd, git, make_repo
+from helpers import commit_files, genesis_cmd, git, make_repo
 
 pytest.importorskip("psycopg")
 

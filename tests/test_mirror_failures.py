@@ -12,7 +12,7 @@ import pytest
 
 from genesis_git.ledger.records import Record, append_records
 
-from conftest import genesis_cmd, git, make_repo
+from helpers import genesis_cmd, git, make_repo
 
 pytest.importorskip("psycopg")
 

@@ -104,7 +104,7 @@ def test_project_id_sources() -> None:
 def test_the_readme_shows_the_schema_as_migrated() -> None:
     from genesis_git.mirror.schema import SEED_002, SEVERAL_REPOSITORIES
 
-    from conftest import ROOT
+    from helpers import ROOT
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert SEED_002.strip() in readme
