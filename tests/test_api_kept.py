@@ -9,7 +9,7 @@ import pytest
 
 from genesis_git.api import Genesis
 
-from conftest import ROOT, git, make_repo
+from helpers import ROOT, git, make_repo
 
 REQUIREMENTS = [
     "订单表新增字段 discount_code",

@@ -22,7 +22,7 @@ from genesis_git.cli.mcp import Client as ConfigClient
 from genesis_git.cli.mcp import client_config, genesis_executable
 from genesis_git.mcp_server import INSTRUCTIONS, Workspaces, build_server
 
-from conftest import SAMPLE_FILES, commit_files, genesis_cmd, make_repo, write
+from helpers import SAMPLE_FILES, commit_files, genesis_cmd, make_repo, write
 
 TOOLS = {"search", "impact", "story_context", "story_list", "session_status", "session_start",
          "session_note", "design_search", "design_brief"}
