@@ -25,7 +25,7 @@ from genesis_git.errors import GenesisError
 from genesis_git.hooks import install as inst
 from genesis_git.repo import find_repo
 
-from conftest import git, write
+from helpers import git, write
 
 runner = CliRunner()
 CACHE = Path(os.environ.get("GENESIS_TEST_CACHE")

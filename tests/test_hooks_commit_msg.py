@@ -21,7 +21,7 @@ from genesis_git.hooks import install as inst
 from genesis_git.repo import find_repo
 from genesis_git.story.journal import JOURNAL_NAME
 
-from conftest import commit_files, git, write
+from helpers import commit_files, git, write
 
 runner = CliRunner()
 

@@ -19,7 +19,7 @@ from genesis_git.db.connect import connect
 from genesis_git.hooks import install as inst
 from genesis_git.repo import find_repo
 
-from conftest import commit_files, genesis_cmd
+from helpers import commit_files, genesis_cmd
 
 runner = CliRunner()
 

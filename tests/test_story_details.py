@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
 
-from conftest import commit_files, git
+from helpers import commit_files, git
 
 runner = CliRunner()
 

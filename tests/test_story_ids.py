@@ -17,7 +17,7 @@ from genesis_git.hooks import install as inst
 from genesis_git.repo import find_repo
 from genesis_git.story.commits import NON_STORY_PREFIXES, StoryRules, ids_in_text
 
-from conftest import git, write
+from helpers import git, write
 
 runner = CliRunner()
 

@@ -17,7 +17,7 @@ from genesis_git.db.connect import connect
 from genesis_git.hooks import install as inst
 from genesis_git.repo import find_repo
 
-from conftest import commit_files, git
+from helpers import commit_files, git
 
 runner = CliRunner()
 
