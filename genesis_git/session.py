@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.config import Config, load_config
-from genesis_git.db.connect import connect, store_path, transaction
+from genesis_git.db.connect import checkpoint, connect, store_path, transaction
 from genesis_git.errors import GenesisError
 from genesis_git.index.indexer import IndexReport, Progress, index_session
 from genesis_git.repo import Repo, find_repo
@@ -108,14 +108,26 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
                     "WHERE id=?", (name, source_doc, sid))
     report = index_session(ctx.conn, ctx.repo, ctx.config, sid, progress)
     report.started = started
+    _after_write(ctx, report)
     return report
+
+
+BIG_WRITE_CHUNKS = 2000
+
+
+def _after_write(ctx: Context, report: IndexReport) -> None:
+    """After a large index the WAL holds most of it: fold it into the store and shrink it."""
+    if report.chunks >= BIG_WRITE_CHUNKS:
+        checkpoint(ctx.conn)
 
 
 def refresh(ctx: Context, progress: Progress | None = None) -> IndexReport:
     current = active_session(ctx.conn, ctx.repo)
     if current is None:
         raise GenesisError("no active session in this worktree", hint="run `genesis session start`")
-    return index_session(ctx.conn, ctx.repo, ctx.config, current["id"], progress)
+    report = index_session(ctx.conn, ctx.repo, ctx.config, current["id"], progress)
+    _after_write(ctx, report)
+    return report
 
 
 def ensure_session(ctx: Context, *, refresh: bool = True,

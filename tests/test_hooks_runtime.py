@@ -50,7 +50,7 @@ def test_store_location_and_pragmas_match_connect(repo: Path,
     assert runtime.store_path(light) == str(store_path(find_repo()))
     monkeypatch.setenv("GENESIS_HOME", str(repo.parent / "store"))
     monkeypatch.setenv("GENESIS_BUSY_TIMEOUT_MS", "1234")
-    pragmas = ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
+    pragmas = ("journal_mode", "foreign_keys", "busy_timeout", "synchronous", "journal_size_limit")
     ours = runtime.open_store(light)  # the hook creates the store here
     theirs = connect(store_path(find_repo()))
     try:

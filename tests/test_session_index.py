@@ -529,3 +529,18 @@ def test_start_and_refresh_do_not_load_numpy(repo: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_a_large_index_leaves_no_large_wal(repo: Path, genesis_env: Path, monkeypatch) -> None:
+    from genesis_git import session as session_mod
+
+    wal = genesis_env / "genesis.db-wal"
+    monkeypatch.setattr(session_mod, "BIG_WRITE_CHUNKS", 10**9)
+    start_json()
+    assert wal.stat().st_size > 0  # a small index leaves its WAL to SQLite
+    write(repo, "docs/more.md", "".join(f"# Part {i}\n\nmore text {i}\n\n" for i in range(50)))
+    monkeypatch.setattr(session_mod, "BIG_WRITE_CHUNKS", 1)
+    start_json()
+    assert wal.stat().st_size == 0  # folded into the store and truncated
+    conn = connect(genesis_env / "genesis.db")
+    assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == 4 << 20

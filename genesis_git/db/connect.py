@@ -71,6 +71,15 @@ def busy_timeout_ms() -> int:
 
 
 PAGE_SIZE = 16384
+WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint
+
+
+def checkpoint(conn: sqlite3.Connection) -> None:
+    """Copy the WAL into the database and truncate it (after a large write); never fails."""
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.Error:  # pragma: no cover - busy readers: the next checkpoint does it
+        pass
 
 
 def connect(path: Path | str, *, create: bool = True, readonly: bool = False) -> sqlite3.Connection:
@@ -101,6 +110,8 @@ def connect(path: Path | str, *, create: bool = True, readonly: bool = False) ->
             _enable_wal(conn, path)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
+        # after a checkpoint the WAL file shrinks to this instead of keeping its largest size
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
         if not readonly:
             migrate(conn)
     except sqlite3.DatabaseError as exc:

@@ -258,6 +258,7 @@ def open_store(repo: HookRepo, *, migrate: bool = True,
         conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA journal_size_limit = 4194304")  # db.connect.WAL_LIMIT
     if migrate and not _up_to_date(conn):
         from genesis_git.db.migrations import migrate as run_migrations
 
