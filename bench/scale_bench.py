@@ -40,6 +40,9 @@ For each scale the bench runs the real console script with a fresh store
 * the store on disk (database, WAL, search bases) against the indexed text.
 
     python bench/scale_bench.py [--scales 1,5] [--work DIR] [--source NAME=PATH ...]
+
+The genesis measured is the one this Python imports (``PYTHONPATH`` may point
+at another checkout's package to compare two versions on the same trees).
 """
 
 from __future__ import annotations
@@ -123,8 +126,16 @@ def build_repo(dest: Path, copies: int, clones: dict[str, Path], rev: str | None
         r = tree_rev(clone, name, rev)
         for k in range(1, copies + 1):
             prefix = f"{name}/" if copies == 1 else f"copy{k}/{name}/"
-            archive = git("archive", "--format=tar", f"--prefix={prefix}", r, cwd=clone).stdout
-            subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+            # streamed: this process stays small, and a child's peak RSS is its own
+            # (a forked child starts from the parent's RSS, which ``ru_maxrss`` would count)
+            env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+            archive = subprocess.Popen(["git", "archive", "--format=tar", f"--prefix={prefix}", r],
+                                       cwd=clone, stdout=subprocess.PIPE, env=env)
+            subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive.stdout, check=True)
+            assert archive.stdout is not None
+            archive.stdout.close()
+            if archive.wait() != 0:
+                raise SystemExit(f"git archive {r} failed in {clone}")
             if k > 1:
                 for path in (dest / prefix).rglob("*"):
                     if path.is_file() and not path.is_symlink():
@@ -301,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 
     compileall.compile_dir(str(Path(genesis_git.__file__).parent), quiet=1)
     rows: dict[int, dict[str, object]] = {}
+    print(f"load at the start {os.getloadavg()[0]:.2f}", flush=True)
     for scale in (int(s) for s in args.scales.split(",")):
         repo = build_repo(args.work / f"x{scale}", scale, clones, args.rev)
         rows[scale] = bench_scale(repo, args.runs)
