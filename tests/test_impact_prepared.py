@@ -87,7 +87,7 @@ def test_imports_and_generated_marks_come_from_facts(shop: Path) -> None:
     assert gb.imports_of("web/api.ts") == {"web/lib/total.ts"}
     assert gb.imports_of("app/util.py")
     assert prepared.files["gen/orders_pb2.py"].facts.generated  # type: ignore[union-attr]
-    assert not prepared.files["web/api.ts"].chunks  # no symbol: no chunk held before hydrating
+    assert not prepared.files["app/util.py"].chunks  # no chunk is held before hydrating
     assert prepared.files["big.bin"].chunks == []
 
 

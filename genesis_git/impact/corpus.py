@@ -43,7 +43,7 @@ class FileDoc:
     artifact_type: str
     chunks: list[ChunkDoc] = field(default_factory=list)
     path_tokens: list[str] = field(default_factory=list)
-    facts: BlobFacts | None = None  # prepared: ``chunks`` holds only the symbol chunks
+    facts: BlobFacts | None = None  # prepared: ``chunks`` stays empty until hydrated
     blob_id: int | None = None
 
     @property
@@ -176,7 +176,7 @@ def load_session_corpus(conn: sqlite3.Connection, session_id: str) -> Corpus:
 
 
 def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextStats) -> Corpus:
-    """The session's files with prepared facts and the symbol chunks only (no text).
+    """The session's files with their blobs' prepared facts, without chunks or text.
 
     Ranking reads term statistics from ``stats`` (the session's search base)
     and tables, methods and imports from the blobs' facts; :meth:`Corpus.hydrate`
@@ -195,11 +195,8 @@ def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextS
     prepared = facts_mod.load(conn, by_blob)
     for bid, docs in by_blob.items():
         f = prepared.get(bid) or facts_mod.BlobFacts()
-        chunks = [ChunkDoc(start, end, "", [], kind, symbol, section)
-                  for start, end, kind, symbol, section in f.symbols]
         for doc in docs:
             doc.facts = f
-            doc.chunks = list(chunks)
     return Corpus(_finish(files), session_id, stats=stats, conn=conn)
 
 

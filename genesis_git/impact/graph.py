@@ -16,8 +16,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from genesis_git.impact.corpus import Corpus
+
+if TYPE_CHECKING:
+    from genesis_git.impact.facts import BlobFacts
 from genesis_git.text import tokenize
 
 _PY_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
@@ -207,6 +211,28 @@ def _whole(name: str) -> str | None:
     return toks[0] if toks else None
 
 
+def _prepared(path: str, facts: BlobFacts, wanted: set[str] | None,
+              symbols: dict[str, list[tuple[str, str, int, int]]], tables: dict[str, Table]) -> None:
+    """What :func:`build_graph` reads from a file's chunks, from its blob's prepared facts.
+
+    Every method of a class is listed (the loaded path skips classes that share
+    no token with the query; a method it skips cannot be named by the query).
+    """
+    python = path.endswith((".py", ".pyi"))
+    for start, end, kind, symbol, _ in sorted(facts.symbols, key=lambda c: (c[0], c[1])):
+        for part in symbol.split("."):
+            tok = _whole(part) if _may_name(part, wanted) else None
+            if tok:
+                symbols[tok].append((path, symbol, start, end))
+        if kind == "class" and python:
+            for name, line in facts.methods.get((start, end, symbol), []):
+                tok = _whole(name) if _may_name(name, wanted) else None
+                if tok:
+                    symbols[tok].append((path, f"{symbol}.{name}", line, end))
+    for name, first, last, cols, kind in facts.tables:
+        _add_table(tables, name, path, (first, last), cols, kind)
+
+
 def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
                 eager_imports: bool = True) -> Graph:
     """Definitions, tables and imports of ``corpus``.
@@ -223,7 +249,9 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
     tables: dict[str, Table] = {}
     symbols: dict[str, list[tuple[str, str, int, int]]] = defaultdict(list)
     for path, doc in corpus.files.items():
-        facts = doc.facts
+        if doc.facts is not None:  # prepared: the symbol chunks and tables, no text
+            _prepared(path, doc.facts, wanted, symbols, tables)
+            continue
         for chunk in doc.chunks:
             if chunk.symbol:
                 for part in chunk.symbol.split("."):
@@ -231,24 +259,14 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
                     if tok:
                         symbols[tok].append((path, chunk.symbol, chunk.start_line,
                                              chunk.end_line))
-            if chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi")):
-                if facts is not None:  # prepared: every method (a cheap name test below)
-                    found = facts.methods.get((chunk.start_line, chunk.end_line, chunk.symbol), [])
-                elif wanted is None or not wanted.isdisjoint(chunk.tokens):
-                    found = class_methods(chunk.text, chunk.start_line)
-                else:
-                    found = []
-                for name, line in found:  # methods of a class kept whole
+            if (chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi"))
+                    and (wanted is None or not wanted.isdisjoint(chunk.tokens))):
+                for name, line in class_methods(chunk.text, chunk.start_line):
                     tok = _whole(name) if _may_name(name, wanted) else None
-                    if tok:
+                    if tok:  # methods of a class kept whole
                         symbols[tok].append((path, f"{chunk.symbol}.{name}", line,
                                              chunk.end_line))
-            if facts is None:
-                for found_table in tables_in_text(chunk.text, chunk.start_line):
-                    _add_table(tables, found_table[0], path, (found_table[1], found_table[2]),
-                               found_table[3], found_table[4])
-        if facts is not None:
-            for name, first, last, cols, kind in facts.tables:
+            for name, first, last, cols, kind in tables_in_text(chunk.text, chunk.start_line):
                 _add_table(tables, name, path, (first, last), cols, kind)
     graph = Graph({}, {}, tables, dict(symbols))
     graph._corpus, graph._index, graph._paths = corpus, dict(index), paths
