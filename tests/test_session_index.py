@@ -536,11 +536,11 @@ def test_a_large_index_leaves_no_large_wal(repo: Path, genesis_env: Path, monkey
 
     wal = genesis_env / "genesis.db-wal"
     monkeypatch.setattr(session_mod, "BIG_WRITE_CHUNKS", 10**9)
-    start_json()
+    ctx = open_context()  # its connection stays open, so the WAL file stays
+    session_mod.start(ctx)
     assert wal.stat().st_size > 0  # a small index leaves its WAL to SQLite
     write(repo, "docs/more.md", "".join(f"# Part {i}\n\nmore text {i}\n\n" for i in range(50)))
     monkeypatch.setattr(session_mod, "BIG_WRITE_CHUNKS", 1)
-    start_json()
+    assert session_mod.refresh(ctx).chunks >= 1
     assert wal.stat().st_size == 0  # folded into the store and truncated
-    conn = connect(genesis_env / "genesis.db")
-    assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == 4 << 20
+    assert ctx.conn.execute("PRAGMA journal_size_limit").fetchone()[0] == 4 << 20
