@@ -41,6 +41,7 @@ def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
     ``story.session_trailer`` says ``always`` or ``never``, and never twice.
     """
     from genesis_git.story.commits import (
+        AUTO_COMMENT_CHARS,
         add_session_trailer,
         comment_chars,
         has_content,
@@ -58,7 +59,9 @@ def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
     trailer = (rules.trailer != "never" and not merging and os.path.exists(store_path(repo)))
     if not trailer and not rules.require:
         return 0
-    chars = comment_chars(repo)
+    # which lines are comments matters only when a line starts like one (`-m` gives none)
+    chars = (comment_chars(repo) if any(ln[:1] in AUTO_COMMENT_CHARS
+                                        for ln in message.splitlines()) else "#")
     if not has_content(message, chars):
         return 0  # git aborts an empty message; nothing may make it non-empty
     ids = message_story_ids(message, rules.effective, chars)
