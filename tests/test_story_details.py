@@ -77,3 +77,19 @@ def test_reading_the_ledger_of_a_clone_without_a_store_creates_none(
     assert runner.invoke(app, ["story", "rebuild"]).exit_code == 0
     assert (genesis_env / "genesis.db").exists()
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_search_and_impact_quote_odd_paths(repo: Path, genesis_env: Path) -> None:
+    commit_files(repo, "odd names", {"a\tb.md": "# Zebrafish\n\nzebrafish feeding rules\n",
+                                     "new\nline.md": "# Zebrafish\n\nzebrafish tank rules\n"})
+    out = runner.invoke(app, ["search", "zebrafish", "--files"]).output
+    firsts = {ln.split("\t")[0] for ln in out.splitlines() if ln.strip()}
+    assert {'"a\\tb.md"', '"new\\nline.md"'} <= firsts
+    out = runner.invoke(app, ["search", "zebrafish"]).output
+    assert any(ln.startswith('"new\\nline.md":') for ln in out.splitlines())
+    assert not any(ln.startswith("line.md") for ln in out.splitlines())
+    for fmt in ([], ["--markdown"]):
+        res = runner.invoke(app, ["impact", "zebrafish feeding rules", *fmt])
+        assert res.exit_code == 0, res.output
+        assert '"a\\tb.md"' in res.output and "a\tb.md" not in res.output
+        assert "new\nline.md" not in res.output

@@ -15,8 +15,11 @@ def _reasons(f: dict[str, Any]) -> str:
 
 
 def _where(item: dict[str, Any]) -> str:
+    from genesis_git.text import quote_path
+
     lines = item["lines"]
-    return f"{item['path']}:{lines[0]}-{lines[1]}" if lines else str(item["path"])
+    path = quote_path(str(item["path"]))
+    return f"{path}:{lines[0]}-{lines[1]}" if lines else path
 
 
 def _render_text(report: ImpactReport) -> None:
@@ -26,16 +29,19 @@ def _render_text(report: ImpactReport) -> None:
     echo(f"impact of: {result['requirement'].strip()}  [{result['mode']}]")
     echo("")
     echo("files:")
+    from genesis_git.text import escape_controls as esc
+    from genesis_git.text import quote_path
+
     for i, f in enumerate(result["files"], 1):
-        echo(f"{i:>3}. {f['path']}  {f['score']:.3f}  ({_reasons(f)})")
+        echo(f"{i:>3}. {quote_path(f['path'])}  {f['score']:.3f}  ({_reasons(f)})")
     echo("")
     echo("impacts:")
     for item in result["impacts"]:
-        echo(f"  [{item['type']}] {item['kind']} {item['target']}  {_where(item)}")
+        echo(f"  [{item['type']}] {item['kind']} {esc(item['target'])}  {_where(item)}")
         if item["detail"]:
-            echo(f"      {item['detail']}")
+            echo(f"      {esc(item['detail'])}")
         for ev in item["evidence"]:
-            echo(f"      > {ev}")
+            echo(f"      > {esc(ev)}")
 
 
 def _render_markdown(report: ImpactReport) -> None:
@@ -46,18 +52,21 @@ def _render_markdown(report: ImpactReport) -> None:
     echo("")
     echo(f"Mode: {result['mode']}")
     echo("")
+    from genesis_git.text import escape_controls as esc
+    from genesis_git.text import quote_path
+
     echo("| # | file | score | reasons |")
     echo("|---|---|---|---|")
     for i, f in enumerate(result["files"], 1):
-        echo(f"| {i} | `{f['path']}` | {f['score']:.3f} | {_reasons(f)} |")
+        echo(f"| {i} | `{quote_path(f['path'])}` | {f['score']:.3f} | {_reasons(f)} |")
     echo("")
     echo("## Impacts")
     echo("")
     for item in result["impacts"]:
-        echo(f"- **{item['type']}** {item['kind']} `{item['target']}` (`{_where(item)}`)"
-             + (f": {item['detail']}" if item["detail"] else ""))
+        echo(f"- **{item['type']}** {item['kind']} `{esc(item['target'])}` (`{_where(item)}`)"
+             + (f": {esc(item['detail'])}" if item["detail"] else ""))
         for ev in item["evidence"]:
-            echo(f"  - `{ev}`")
+            echo(f"  - `{esc(ev)}`")
 
 
 def impact(

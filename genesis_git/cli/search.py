@@ -75,6 +75,7 @@ def _render(result: SearchResult, files: bool, explain: bool) -> None:
     from genesis_git.cli.output import echo, stdout_is_tty
     from genesis_git.retrieve import group_by_file
     from genesis_git.retrieve.explain import explain_lines, snippet
+    from genesis_git.text import quote_path
 
     rrf_k = int(result.stats.get("rrf_k", 60))
     if stdout_is_tty():
@@ -83,7 +84,7 @@ def _render(result: SearchResult, files: bool, explain: bool) -> None:
     if files:
         for fh in group_by_file(result.hits):
             ranges = ", ".join(f"{h.start_line}-{h.end_line}" for h in fh.chunks)
-            echo(f"{fh.path}\t{fh.score:.6f}\t{fh.artifact_type}\tlines {ranges}")
+            echo(f"{quote_path(fh.path)}\t{fh.score:.6f}\t{fh.artifact_type}\tlines {ranges}")
             if explain:
                 best = fh.chunks[0]
                 echo(f"    matched: {', '.join(best.matched_terms) or '-'}")
@@ -91,7 +92,8 @@ def _render(result: SearchResult, files: bool, explain: bool) -> None:
                     echo(f"    {line}")
         return
     for h in result.hits:
-        echo(f"{h.location}\t{h.score:.6f}\t{h.artifact_type}\t{h.section or h.symbol or '-'}\t"
+        echo(f"{quote_path(h.path)}:{h.start_line}-{h.end_line}\t{h.score:.6f}\t{h.artifact_type}\t"
+             f"{h.section or h.symbol or '-'}\t"
              f"{snippet(h.text, h.matched_terms, 120)}")
         if explain:
             echo(f"    matched: {', '.join(h.matched_terms) or '-'}")

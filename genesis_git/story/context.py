@@ -16,6 +16,7 @@ from typing import Any
 
 from genesis_git.repo import Repo
 from genesis_git.story import ledger
+from genesis_git.text import quote_path
 
 CodeSearch = Callable[[str, int], tuple[list[dict[str, Any]], list[str]]]
 
@@ -163,17 +164,6 @@ def search_code(query: str, k: int) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 # -- rendering ---------------------------------------------------------------------
-
-def quote_path(path: str) -> str:
-    """A path as git prints it with ``core.quotePath=false``: in double quotes with C escapes
-    when it holds a control character, a double quote or a backslash; else as it is."""
-    if not any(ch < " " or ch in '"\\\x7f' for ch in path):
-        return path
-    named = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
-             "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
-    return '"' + "".join(named.get(ch) or (f"\\{ord(ch):03o}" if ch < " " or ch == "\x7f"
-                                           else ch) for ch in path) + '"'
-
 
 def _gone(c: dict[str, Any]) -> str:
     return "  (unreachable: rewritten or dropped)" if c.get("reachable") is False else ""
