@@ -136,23 +136,34 @@ def _insert_records(conn: Any, project: str, recs: Sequence[Any]) -> set[str]:
     return {row[0] for row in conn.execute(_INSERT_RECORDS, (project, *cols), binary=True)}
 
 
+def _stored_form(rec: Any) -> Any:
+    """``rec`` as the mirror stores it (no NUL character anywhere)."""
+    return replace(rec, **{k: _clean(getattr(rec, k)) for k in (
+        "story_id", "session_id", "author_name", "author_email", "time", "payload")})
+
+
 def _lock_stories(conn: Any, story_ids: Sequence[str]) -> None:
     conn.execute(
         "SELECT pg_advisory_xact_lock(h) FROM (SELECT hashtextextended(%s || s, 0) AS h "
         "FROM unnest(%s::text[]) AS s ORDER BY s) AS q", (_STORY_LOCK, list(story_ids)))
 
 
-def _stored_records(conn: Any, story_ids: Sequence[str]) -> tuple[list[Any], dict[str, str]]:
+def _stored_records(conn: Any, story_ids: Sequence[str], *, besides: Sequence[Any] = (),
+                    project: str = "") -> tuple[list[Any], dict[str, str]]:
+    """The records of ``story_ids`` in the mirror.  ``besides`` (records this transaction
+    has just written, for ``project``) are taken as they are instead of being read back."""
     from genesis_git.ledger.records import Record
 
-    recs: list[Any] = []
-    project_of: dict[str, str] = {}
+    recs: list[Any] = list(besides)
+    project_of: dict[str, str] = {r.id: project for r in besides}
     for row in conn.execute(
             "SELECT record_id, project_id, kind, story_id, session_id, author_name, "
-            "author_email, record_time, payload FROM genesis_records WHERE story_id = ANY(%s)",
-            (list(story_ids),)):
-        rid, project, kind, sid, session, name, email, at, payload = row
-        project_of[rid] = project
+            "author_email, record_time, payload FROM genesis_records g "
+            "WHERE story_id = ANY(%s) AND NOT EXISTS "
+            "(SELECT 1 FROM unnest(%s::text[]) AS k(id) WHERE k.id = g.record_id)",
+            (list(story_ids), [r.id for r in besides]), binary=True):
+        rid, project_id, kind, sid, session, name, email, at, payload = row
+        project_of[rid] = project_id
         recs.append(Record(id=rid, kind=kind, story_id=sid, session_id=session,
                            author_name=name, author_email=email, time=at,
                            payload=payload if isinstance(payload, dict) else {}))
@@ -223,7 +234,8 @@ def _columns(rows: list[tuple[Any, ...]], width: int) -> list[list[Any]]:
     return cols
 
 
-def refold(conn: Any, story_ids: Sequence[str]) -> None:
+def refold(conn: Any, story_ids: Sequence[str], *, written: Sequence[Any] = (),
+           project: str = "") -> None:
     """Make the seed's rows of ``story_ids`` the fold of all their records in the mirror.
 
     Runs inside the caller's transaction; takes the stories' advisory locks.
@@ -234,7 +246,8 @@ def refold(conn: Any, story_ids: Sequence[str]) -> None:
     if not ids:
         return
     _lock_stories(conn, ids)
-    recs, project_of = _stored_records(conn, ids)
+    recs, project_of = _stored_records(
+        conn, ids, besides=[_stored_form(r) for r in written if r.story_id], project=project)
     states = fold(f for f in (_foldable(r) for r in recs) if f is not None)
     story_project = _story_projects(recs, project_of)
     stories: list[tuple[Any, ...]] = []
@@ -325,7 +338,7 @@ def push(conn: Any, records: Iterable[Any], project: str, *,
                     added = _insert_records(conn, project, batch)
                     fresh = [r for r in batch if r.id in added]
                     stories = sorted({r.story_id for r in fresh if r.story_id})
-                    refold(conn, stories)
+                    refold(conn, stories, written=fresh, project=project)
                     notes = _session_notes(conn, project, fresh)
                 break
             except (pg.errors.DeadlockDetected, pg.errors.SerializationFailure):
