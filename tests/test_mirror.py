@@ -295,6 +295,7 @@ def test_project_identity_and_an_empty_ledger(tmp_path: Path, pg_db) -> None:
     res = json.loads(out.stdout)
     assert (res["project"], res["records"], res["sent"]) == ("lonely", 0, 0)
     assert "no origin remote" in res["project_source"]
+    assert "genesis: warning: no origin remote: this repository is project 'lonely'" in out.stderr
     out = run(root, "ledger", "mirror", "--url", pg_db.url)
     assert out.stdout.startswith("nothing to mirror: the ledger of lonely has no records yet")
     (root / ".genesis.toml").write_text('[ledger]\nproject_id = "team/lonely"\n')

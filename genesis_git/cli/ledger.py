@@ -25,9 +25,12 @@ def mirror(
     permission; nothing local changes, and a partial batch is rolled back.
     """
     from genesis_git.api import Genesis
-    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.cli.output import echo, emit_json, warn
 
     res = Genesis().mirror(url)
+    if res["project_source"].startswith("folder"):
+        warn(f"no origin remote: this repository is project {res['project']!r} in the mirror "
+             "(set ledger.project_id to name it)")
     if json_out:
         emit_json(res)
         return
