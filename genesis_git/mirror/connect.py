@@ -46,11 +46,11 @@ def describe(exc: BaseException, target: Target) -> str:
     message = str(exc)
     # libpq's connection errors repeat themselves per address; the last line says why
     detail = getattr(getattr(exc, "diag", None), "message_primary", None) or ""
-    if isinstance(exc, pg.OperationalError) and not detail:
+    if isinstance(exc, pg.OperationalError):
         # "connection to server at "h", port 5432 failed: Connection refused\n\tIs the
         # server running …": the reason follows the last "failed:"
-        reasons = re.findall(r"failed:\s*(?:FATAL:\s*)?(.+)", message)
-        detail = reasons[-1].strip() if reasons else _first_line(message)
+        reasons = re.findall(r"^.*failed:\s*(?:FATAL:\s*)?(.+)$", detail or message, re.M)
+        detail = reasons[-1].strip() if reasons else (detail or _first_line(message))
     detail = detail or _first_line(message) or type(exc).__name__
     if (sqlstate.startswith("28") or "password authentication failed" in message
             or "no password supplied" in message):
