@@ -130,3 +130,41 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
     os.utime(marker, (old, old))
     assert not prebuild.wait_running(base)  # a marker left by a dead build is not waited for
     assert prebuild.wait_running(base.with_name("none.idx")) is False
+
+
+def test_vectors_are_float16_and_score_as_float32_would(session, genesis_env: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from genesis_git.rag.embeddings import get_embedder
+    from genesis_git.retrieve import vectors
+
+    ctx, sid = session
+    idx = session_index(ctx.conn, sid, "hash-t1-256")
+    assert idx.chunk_parts[0].emb_t.dtype == np.float16
+    by_id = {r[0]: r[1] for r in ctx.conn.execute("SELECT id, embedding FROM rag_chunk_cache")}
+    full = np.stack([np.frombuffer(by_id[int(c)], dtype="<f4") for c in idx.chunk_ids])
+    full = full / np.linalg.norm(full, axis=1, keepdims=True)
+    qvec = np.asarray(get_embedder(ctx.config).embed(["order total discount"])[0], dtype=np.float32)
+    qvec /= np.linalg.norm(qvec)
+    exact = (full @ qvec)[idx.rows_chunk]
+    got = vectors.cosine_rows(idx, qvec)
+    assert np.abs(got - exact).max() < 2e-3 and exact.max() > 0.1
+    monkeypatch.setattr(vectors, "BLOCK", 7)  # blocks give the same numbers
+    assert np.array_equal(vectors.cosine_rows(idx, qvec), got)
+    sparse = np.zeros_like(qvec)
+    sparse[:3] = qvec[:3]
+    whole = (idx.chunk_parts[0].emb_t.astype(np.float32).T @ sparse)[idx.rows_chunk]
+    assert np.allclose(vectors.cosine_rows(idx, sparse), whole, atol=1e-6)
+
+
+def test_a_base_of_the_float32_format_is_rebuilt(session, genesis_env: Path) -> None:
+    ctx, sid = session
+    session_index(ctx.conn, sid, "hash-t1-256")
+    clear_memory()
+    file = genesis_env / "search" / f"{sid}.idx"
+    meta, data = arrayfile.load(file)
+    old = {k: np.array(v) for k, v in data.items()}
+    old["emb_t"] = old["emb_t"].astype(np.float32)
+    arrayfile.save(file, old, {**meta, "format": 2})  # type: ignore[arg-type]
+    assert si.read_base(file) is None
+    idx = session_index(open_context().conn, sid, "hash-t1-256")
+    assert idx.rebuilt and arrayfile.load(file)[0]["format"] == si.CACHE_FORMAT

@@ -89,14 +89,17 @@ def _chunk_count(conn: sqlite3.Connection, blob_ids: np.ndarray) -> tuple[int, i
     return total, dim
 
 
-def _unit_rows(embs: list[bytes | None], dim: int) -> np.ndarray:
-    """The batch's vectors as unit rows (zero rows for missing ones), as ``_matrix`` makes them."""
+VECTOR_DTYPE = np.dtype(np.float16)  # unit vectors of the base
+
+
+def unit_rows(embs: list[bytes | None], dim: int) -> np.ndarray:
+    """Stored float32 vectors as unit rows of :data:`VECTOR_DTYPE` (zero rows for missing ones)."""
     zero = bytes(4 * dim)
     raw = b"".join(e if e is not None and len(e) == 4 * dim else zero for e in embs)
     mat = np.frombuffer(raw, dtype="<f4").reshape(len(embs), dim).astype(np.float32)
     norms = np.linalg.norm(mat, axis=1)
     norms[norms == 0] = 1.0
-    return (mat / norms[:, None]).astype(np.float32)
+    return (mat / norms[:, None]).astype(VECTOR_DTYPE)
 
 
 @dataclass
@@ -120,7 +123,8 @@ def stream_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, folder: Path,
     emb_path = spill.path("emb_t")
     emb_fd = os.open(emb_path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
     try:
-        os.ftruncate(emb_fd, dim * total * 4)
+        size = VECTOR_DTYPE.itemsize
+        os.ftruncate(emb_fd, dim * total * size)
         ids: list[int] = []
         blobs: list[int] = []
         starts: list[int] = []
@@ -144,10 +148,10 @@ def stream_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, folder: Path,
             n_post += int(idx.docs.shape[0])
             dls.append(idx.dl)
             if dim:
-                rows = _unit_rows(batch_embs, dim)
+                rows = unit_rows(batch_embs, dim)
                 for d in range(dim):
                     os.pwrite(emb_fd, np.ascontiguousarray(rows[:, d]).tobytes(),
-                              (d * total + first) * 4)
+                              (d * total + first) * size)
             batch_tokens.clear()
             batch_embs.clear()
 
@@ -168,8 +172,8 @@ def stream_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, folder: Path,
     chunk_blob = np.asarray(blobs, dtype=np.int64)
     ptr = np.searchsorted(chunk_blob, blob_ids, side="left")
     emb_t: np.ndarray | arrayfile.Spilled = (
-        arrayfile.Spilled(emb_path, np.dtype(np.float32), (dim, total)) if dim
-        else np.zeros((0, total), dtype=np.float32))
+        arrayfile.Spilled(emb_path, VECTOR_DTYPE, (dim, total)) if dim
+        else np.zeros((0, total), dtype=VECTOR_DTYPE))
     return StreamedChunks(blob_ids, np.append(ptr, len(ids)).astype(np.int64),
                           np.asarray(ids, dtype=np.int64), np.asarray(starts, dtype=np.int32),
                           content, emb_t)

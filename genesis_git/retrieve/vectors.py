@@ -1,9 +1,9 @@
 """Exact cosine similarity between the query and every chunk the session maps.
 
-Chunk embeddings are read once per session state into a float32 matrix
-(:mod:`genesis_git.retrieve.session_index`, normalised to unit length), so a
-query costs one matrix-vector product per part: exact top-k, no
-approximation.  A chunk shared by several paths is scored once.
+Chunk embeddings are read once per session state into a float16 matrix of
+unit vectors (:mod:`genesis_git.retrieve.session_index`), so a query costs
+one matrix-vector product per part, widened to float32 a block of chunks at
+a time: exact top-k over the stored vectors, no approximate index.  A chunk shared by several paths is scored once.
 """
 
 from __future__ import annotations
@@ -45,6 +45,21 @@ def query_vector(embedder: Embedder, query: str, terms: Sequence[QueryTerm],
     return arr / norm if norm > 0 else arr
 
 
+BLOCK = 32768  # chunks whose float16 vectors are widened to float32 at once
+
+
+def _dot(qvec: np.ndarray, emb_t: np.ndarray, nz: np.ndarray | None) -> np.ndarray:
+    """``qvec @ emb_t`` over the rows ``nz`` (all when ``None``), a block of chunks at a time,
+    so that only a block is ever widened to float32 in memory."""
+    n = emb_t.shape[1]
+    out = np.empty(n, dtype=np.float64)
+    q = qvec[nz] if nz is not None else qvec
+    for lo in range(0, n, BLOCK):
+        block = emb_t[nz, lo:lo + BLOCK] if nz is not None else emb_t[:, lo:lo + BLOCK]
+        out[lo:lo + BLOCK] = q @ block.astype(np.float32)
+    return out
+
+
 def cosine_rows(idx: SessionIndex, qvec: np.ndarray) -> np.ndarray:
     """Cosine of every row's chunk with ``qvec`` (float64[R]).
 
@@ -66,9 +81,6 @@ def cosine_rows(idx: SessionIndex, qvec: np.ndarray) -> np.ndarray:
                 f"the session was embedded with {dim} dimensions but the "
                 f"embedder gives {qvec.shape[0]}",
                 hint="run `genesis session refresh` after changing embed.* settings")
-        if nz.shape[0] * 2 < dim:
-            sims.append((qvec[nz] @ part.emb_t[nz]).astype(np.float64))
-        else:
-            sims.append((qvec @ part.emb_t).astype(np.float64))
+        sims.append(_dot(qvec, part.emb_t, nz if nz.shape[0] * 2 < dim else None))
     per_chunk = np.concatenate(sims) if sims else np.zeros(0)
     return per_chunk[idx.rows_chunk] if idx.n_rows else np.zeros(0)
