@@ -128,3 +128,21 @@ def test_an_older_store_upgrades_and_ranks_the_same(shop: Path, genesis_env: Pat
     assert ctx.conn.execute("SELECT COUNT(*) FROM rag_blob_facts").fetchone()[0] == 0
     assert ensure_session(ctx) == sid
     assert ImpactAgent(context=ctx).run_impact("订单表新增字段 discount_code") == before
+
+
+@pytest.mark.parametrize("name", ["discount_code", "Orders", "categories", "OrderService",
+                                  "get-total", "订单", "x", "statuses"])
+def test_the_undecoded_name_test_never_misses_a_name_the_graph_takes(name: str) -> None:
+    from genesis_git.impact.graph import _may_name
+    from genesis_git.text import tokenize
+
+    stored = facts.BlobFacts(symbols=[(1, 2, "function", name, None)]).dumps()
+    loaded = facts.BlobFacts.loads(stored)
+    assert loaded.raw is not None and loaded.full().symbols[0][3] == name
+    candidates = {*tokenize(name), "category", "status", "order", "unrelated", "discountcode",
+                  "gettotal", "code"}
+    for w in candidates:
+        if _may_name(name, {w}):
+            assert loaded.may_name({w}), (name, w)
+    assert not facts.BlobFacts.loads(facts.BlobFacts(
+        symbols=[(1, 2, "class", "Invoice", None)]).dumps()).may_name({"order"})

@@ -31,7 +31,7 @@ from genesis_git.impact.graph import (
 )
 from genesis_git.impact.signals import has_generated_mark
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2  # 2: what every call reads on a line of its own
 _BATCH_BLOBS = 200
 _IN_SQL = 500
 
@@ -40,6 +40,10 @@ MethodKey = tuple[int, int, str]  # a class chunk: start line, end line, symbol
 
 @dataclass
 class BlobFacts:
+    """A blob's facts.  Loaded from the store, only ``generated`` and ``tables`` are
+    decoded; the rest stays one string (``raw``) until :meth:`full` is asked for, so
+    that a session's facts cost about their stored size in memory."""
+
     generated: bool = False
     tables: list[TableFact] = field(default_factory=list)
     methods: dict[MethodKey, list[tuple[str, int]]] = field(default_factory=dict)
@@ -47,23 +51,50 @@ class BlobFacts:
     js_imports: list[str] = field(default_factory=list)
     # the chunks that carry a symbol, in their order: start, end, kind, symbol, section
     symbols: list[tuple[int, int, str, str, str | None]] = field(default_factory=list)
+    raw: str | None = None  # methods, imports and symbols, not decoded yet
 
     def dumps(self) -> str:
-        return json.dumps({
-            "g": int(self.generated), "t": [list(t) for t in self.tables],
-            "m": [[k[0], k[1], k[2], [list(x) for x in v]] for k, v in self.methods.items()],
-            "p": [[m, n] for m, n in self.py_imports], "j": self.js_imports,
-            "s": [list(x) for x in self.symbols],
+        """Two JSON texts on two lines: what every call reads, then the rest."""
+        full = self.full()
+        head = json.dumps({"g": int(full.generated), "t": [list(t) for t in full.tables]},
+                          ensure_ascii=False, separators=(",", ":"))
+        body = json.dumps({
+            "m": [[k[0], k[1], k[2], [list(x) for x in v]] for k, v in full.methods.items()],
+            "p": [[m, n] for m, n in full.py_imports], "j": full.js_imports,
+            "s": [list(x) for x in full.symbols],
         }, ensure_ascii=False, separators=(",", ":"))
+        return head + "\n" + body  # JSON never holds a raw line break
 
     @classmethod
-    def loads(cls, raw: str) -> BlobFacts:
-        d = json.loads(raw)
+    def loads(cls, text: str) -> BlobFacts:
+        head, _, body = text.partition("\n")
+        d = json.loads(head)
         return cls(bool(d["g"]), [(t[0], int(t[1]), int(t[2]), list(t[3]), t[4]) for t in d["t"]],
-                   {(int(m[0]), int(m[1]), str(m[2])): [(str(x[0]), int(x[1])) for x in m[3]]
-                    for m in d["m"]},
-                   [(str(m), list(n)) for m, n in d["p"]], list(d["j"]),
-                   [(x[0], x[1], x[2], x[3], x[4]) for x in d["s"]])
+                   raw=body)
+
+    def full(self) -> BlobFacts:
+        """The facts with everything decoded (``self`` when nothing is left to decode)."""
+        if self.raw is None:
+            return self
+        d = json.loads(self.raw)
+        return BlobFacts(
+            self.generated, self.tables,
+            {(int(m[0]), int(m[1]), str(m[2])): [(str(x[0]), int(x[1])) for x in m[3]]
+             for m in d["m"]},
+            [(str(m), list(n)) for m, n in d["p"]], list(d["j"]),
+            [(x[0], x[1], x[2], x[3], x[4]) for x in d["s"]])
+
+    def may_name(self, wanted: set[str] | None) -> bool:
+        """``False`` only when no symbol or method of the blob can pass the graph's name
+        test for ``wanted`` (a test on the undecoded text: no decoding for most blobs)."""
+        if wanted is None or self.raw is None:
+            return True
+        if not self.raw.isascii():
+            return True
+        low = self.raw.lower().replace("_", "").replace("-", "")
+        # a name passes when its key, the key less an "s", or "...ies" -> "...y" is wanted
+        return any(w in low or (len(w) > 1 and w.endswith("y") and w[:-1] in low)
+                   for w in wanted)
 
 
 ChunkText = tuple[int, int, str, "str | None", str, "str | None"]  # start, end, kind, symbol,

@@ -69,7 +69,7 @@ class Graph:
             return found
         assert self._corpus is not None
         doc = self._corpus.files[path]
-        facts = doc.facts
+        facts = doc.facts.full() if doc.facts is not None else None
         if path.endswith((".py", ".pyi")):
             specs = facts.py_imports if facts is not None else py_import_specs(doc.text)
             targets = resolve_py_imports(path, specs, self._index, self._paths)
@@ -218,19 +218,22 @@ def _prepared(path: str, facts: BlobFacts, wanted: set[str] | None,
     Every method of a class is listed (the loaded path skips classes that share
     no token with the query; a method it skips cannot be named by the query).
     """
+    for name, first, last, cols, kind in facts.tables:
+        _add_table(tables, name, path, (first, last), cols, kind)
+    if not facts.may_name(wanted):
+        return
+    full = facts.full()  # decoded for this call only
     python = path.endswith((".py", ".pyi"))
-    for start, end, kind, symbol, _ in sorted(facts.symbols, key=lambda c: (c[0], c[1])):
+    for start, end, kind, symbol, _ in sorted(full.symbols, key=lambda c: (c[0], c[1])):
         for part in symbol.split("."):
             tok = _whole(part) if _may_name(part, wanted) else None
             if tok:
                 symbols[tok].append((path, symbol, start, end))
         if kind == "class" and python:
-            for name, line in facts.methods.get((start, end, symbol), []):
+            for name, line in full.methods.get((start, end, symbol), []):
                 tok = _whole(name) if _may_name(name, wanted) else None
                 if tok:
                     symbols[tok].append((path, f"{symbol}.{name}", line, end))
-    for name, first, last, cols, kind in facts.tables:
-        _add_table(tables, name, path, (first, last), cols, kind)
 
 
 def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
