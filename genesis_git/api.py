@@ -357,6 +357,7 @@ class Genesis:
         if self._kept is None or self._kept[0] != key:
             self._kept = None  # let the old one go before the new one is read
             corpus = load_context_corpus(self.context, session_id)
+            corpus.keep = True  # so it keeps its graph and file flags too
             key = (session_id, int(conn.execute("PRAGMA data_version").fetchone()[0]),
                    conn.total_changes)  # reading may have prepared facts: that is the new state
             self._kept = (key, corpus)

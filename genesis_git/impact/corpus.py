@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from genesis_git.index.classify import artifact_type, content_hint
 from genesis_git.text import tokenize
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from genesis_git.impact.facts import BlobFacts
@@ -64,9 +66,18 @@ class Corpus:
     _by_length: dict[int, list[str]] | None = field(default=None, repr=False)
     stats: TextStats | None = None  # term statistics of a prepared corpus
     conn: sqlite3.Connection | None = field(default=None, repr=False)
+    keep: bool = False  # its caller keeps it between queries, and it keeps what it derives
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.files)
+
+    def derived(self, name: str, build: Callable[[Corpus], T]) -> T:
+        """``build(self)``, computed once: what depends on the corpus alone, not on a query."""
+        if name not in self._derived:
+            self._derived[name] = build(self)
+        value: T = self._derived[name]
+        return value
 
     @property
     def prepared(self) -> bool:

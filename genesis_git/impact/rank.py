@@ -253,15 +253,17 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
     chunk_n = _normalise(chunk_best)
     path_n = _normalise(path_scores(corpus, q))
     named = named_scores(corpus, q)
-    graph = build_graph(corpus, wanted=set(q.weights), eager_imports=False) if (
-        opts.graph or q.mentions_table or q.ident_tokens) else None
+    graph = None
+    if opts.graph or q.mentions_table or q.ident_tokens:
+        # a corpus its caller keeps holds one whole graph: the same answers, built once
+        graph = (corpus.derived("graph", _whole_graph) if corpus.keep
+                 else build_graph(corpus, wanted=set(q.weights), eager_imports=False))
     defs_n: dict[str, float] = {}
     tables: list[Table] = []
     if graph is not None:
         defs, tables = definition_scores(corpus, graph, q)
         defs_n = _normalise(defs)
-    flags = {p: file_flags(p, doc.head(), marked=doc.facts.generated if doc.facts else None)
-             for p, doc in corpus.files.items()}
+    flags = corpus.derived("flags", _file_flags) if corpus.keep else _file_flags(corpus)
     reasons: dict[str, dict[str, float]] = {p: {} for p in corpus.files}
     notes: dict[str, dict[str, list[str]]] = {p: {} for p in corpus.files}
     for p in corpus.files:
@@ -332,6 +334,15 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
     return Ranking(out, sorted(matched), tables, graph)
 
 
+def _whole_graph(corpus: Corpus) -> Graph:
+    return build_graph(corpus, eager_imports=False)
+
+
+def _file_flags(corpus: Corpus) -> dict[str, list[str]]:
+    return {p: file_flags(p, doc.head(), marked=doc.facts.generated if doc.facts else None)
+            for p, doc in corpus.files.items()}
+
+
 def _seeds(base: dict[str, float], flags: dict[str, list[str]], n: int) -> dict[str, float]:
     """The best files on text, path and definition, weighted relative to the best one."""
     ranked = sorted(((s, p) for p, s in base.items() if s > 0 and not flags[p]),
@@ -344,9 +355,9 @@ def _seeds(base: dict[str, float], flags: dict[str, list[str]], n: int) -> dict[
 
 def hit_symbols(graph: Graph, path: str, q: QueryInfo) -> set[str]:
     """Whole-identifier tokens of the symbols and tables ``path`` defines that the query names."""
-    out = {tok for tok, defs in graph.symbols.items()
-           if q.names(tok) and any(p == path for p, *_ in defs)}
-    out |= {tok for tok, t in graph.tables.items() if q.names(tok) and path in t.paths}
+    named = [tok for tok in q.weights if q.names(tok)]  # fewer than the graph's symbols
+    out = {tok for tok in named if any(p == path for p, *_ in graph.symbols.get(tok, ()))}
+    out |= {tok for tok in named if tok in graph.tables and path in graph.tables[tok].paths}
     return out
 
 
