@@ -8,12 +8,12 @@ unicode or newlines survive.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genesis_git.base import no_git_env
 from genesis_git.errors import EnvironmentProblem, GenesisError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -25,14 +25,7 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     Hooks run with ``GIT_DIR``, ``GIT_INDEX_FILE`` and friends set; any git
     call aimed at something other than the current repository must not see them.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    for keep in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
-                 "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"):
-        if keep in os.environ:
-            env[keep] = os.environ[keep]
-    if extra:
-        env.update(extra)
-    return env
+    return no_git_env(extra)
 
 
 def hash_blob(data: bytes) -> str:

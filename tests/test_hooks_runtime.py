@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from genesis_git import base
 from genesis_git.config import default_config_text, load_config
 from genesis_git.db.connect import PAGE_SIZE, connect, store_path
 from genesis_git.db.migrations import MIGRATIONS
@@ -62,11 +63,11 @@ def test_store_location_and_pragmas_match_connect(repo: Path,
         ours.close()
         theirs.close()
     monkeypatch.setenv("GENESIS_BUSY_TIMEOUT_MS", "soon")
-    assert runtime.busy_timeout_ms() == runtime.DEFAULT_BUSY_MS
+    assert base.busy_timeout_ms() == base.DEFAULT_BUSY_MS
 
 
 def test_migrations_are_known_without_importing_them(repo: Path, genesis_env: Path) -> None:
-    assert runtime.known_migrations() == [m.__name__ for m in MIGRATIONS]
+    assert base.SCHEMA_VERSION == len(MIGRATIONS)
     light = runtime.HookRepo.discover()
     blank = genesis_env / "genesis.db"
     sqlite3.connect(blank).close()  # an empty file: nothing applied yet
@@ -75,8 +76,21 @@ def test_migrations_are_known_without_importing_them(repo: Path, genesis_env: Pa
         names = [r[0] for r in conn.execute("SELECT name FROM _genesis_migrations ORDER BY id")]
         assert names == [m.__name__ for m in MIGRATIONS]
         assert runtime._up_to_date(conn)
-        conn.execute("DELETE FROM _genesis_migrations WHERE name=?", (MIGRATIONS[-1].__name__,))
+        assert base.schema_version(conn) == len(MIGRATIONS)
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
         assert not runtime._up_to_date(conn)
+    finally:
+        conn.close()
+    conn = runtime.open_store(light)  # an older store's version is brought up to date
+    try:
+        assert base.schema_version(conn) == len(MIGRATIONS)
+        conn.execute("PRAGMA user_version = 0")  # as a store migrated before the version was kept
+    finally:
+        conn.close()
+    connect(blank).close()
+    conn = runtime.open_store(light, migrate=False)
+    try:
+        assert runtime._up_to_date(conn)
     finally:
         conn.close()
 

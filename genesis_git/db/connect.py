@@ -9,28 +9,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from genesis_git import base
+from genesis_git.base import DB_NAME, LOG_NAME, PAGE_SIZE, SEARCH_DIR, WAL_LIMIT, busy_timeout_ms
 from genesis_git.db.migrations import migrate
 from genesis_git.errors import StoreError, store_error
 from genesis_git.repo import Repo
 
-DB_NAME = "genesis.db"
-LOG_NAME = "genesis.log"
-DEFAULT_BUSY_MS = 10_000
+__all__ = ["DB_NAME", "LOG_NAME", "PAGE_SIZE", "SEARCH_DIR", "busy_timeout_ms", "connect",
+           "search_base_path", "store_dir", "store_file", "store_path", "transaction"]
 
 
 def store_dir(repo: Repo) -> Path:
     """``$GENESIS_HOME`` if set, else ``<git common dir>/genesis``."""
-    home = os.environ.get("GENESIS_HOME")
-    if home:
-        return Path(home).expanduser()
-    return repo.common_dir / "genesis"
+    return Path(base.store_dir(str(repo.common_dir)))
 
 
 def store_path(repo: Repo) -> Path:
     return store_dir(repo) / DB_NAME
-
-
-SEARCH_DIR = "search"  # saved search bases: <store folder>/search/<session>.idx
 
 
 def store_file(conn: sqlite3.Connection) -> str:
@@ -63,17 +58,6 @@ def _make_folder(folder: Path) -> None:
                          hint="check the folder's permissions") from None
 
 
-def busy_timeout_ms() -> int:
-    try:
-        return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))
-    except ValueError:
-        return DEFAULT_BUSY_MS
-
-
-PAGE_SIZE = 16384
-WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint
-
-
 def checkpoint(conn: sqlite3.Connection) -> None:
     """Copy the WAL into the database and truncate it (after a large write); never fails."""
     try:
@@ -103,8 +87,6 @@ def connect(path: Path | str, *, create: bool = True, readonly: bool = False) ->
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
         if new and not readonly:
-            # chunk rows are a few KB each: 16 KiB pages hold several, and a cold
-            # index writes 40 % faster than with the default 4 KiB
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         if not readonly:
             _enable_wal(conn, path)
@@ -135,10 +117,6 @@ def _enable_wal(conn: sqlite3.Connection, path: str) -> None:
         if time.monotonic() > deadline:  # pragma: no cover - a file system without WAL
             raise StoreError(f"{path}: cannot switch the store to WAL mode")
         time.sleep(0.05)  # pragma: no cover - only when another process holds the lock
-
-
-def open_store(repo: Repo) -> sqlite3.Connection:
-    return connect(store_path(repo))
 
 
 @contextmanager

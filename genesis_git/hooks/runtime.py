@@ -1,8 +1,8 @@
 """What the hooks need, at the smallest import cost: git, the repository, two settings, the store.
 
 Every commit starts Python twice (commit-msg, post-commit), so this module
-imports nothing beyond ``os``, ``sys``, ``select`` and (when the store is used)
-``sqlite3`` and the migrations.  ``subprocess``, ``pathlib``, ``dataclasses``
+imports nothing beyond ``os``, ``select``, :mod:`genesis_git.base` and (when the
+store is used) ``sqlite3`` and, for a store that needs them, the migrations.  ``subprocess``, ``pathlib``, ``dataclasses``
 and ``tomllib`` each cost more than a bare interpreter start here, so:
 
 * git runs through ``os.posix_spawnp`` (:func:`run_git`);
@@ -13,7 +13,12 @@ and ``tomllib`` each cost more than a bare interpreter start here, so:
   sets more than the pattern and ``require_story``), in which case
   :func:`genesis_git.config.load_config` decides;
 * :func:`open_store` applies the pragmas of :func:`genesis_git.db.connect.connect`
-  and runs the migrations.
+  and runs the migrations when the store's ``PRAGMA user_version`` is not
+  :data:`genesis_git.base.SCHEMA_VERSION`.
+
+The store's name, location, page size and busy timeout, the cleaned git
+environment and the detached spawn come from :mod:`genesis_git.base`, which
+the full package uses too.
 
 Tests hold each of these equal to the full implementation it stands in for.
 """
@@ -22,7 +27,18 @@ from __future__ import annotations
 
 import os
 import select
-import sys
+
+from genesis_git.base import (
+    DB_NAME,
+    PAGE_SIZE,
+    SCHEMA_VERSION,
+    WAL_LIMIT,
+    busy_timeout_ms,
+    no_git_env,
+    schema_version,
+    spawn_detached,
+)
+from genesis_git.base import store_dir as _store_dir
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
 
@@ -36,21 +52,12 @@ if TYPE_CHECKING:
 
 DEFAULT_PATTERN = r"[A-Z][A-Z0-9]+-\d+"
 LIGHT_ENV = ("GENESIS_STORY_PATTERN", "GENESIS_STORY_REQUIRE_STORY")
-DB_NAME = "genesis.db"
-DEFAULT_BUSY_MS = 10_000
-KEEP_GIT_VARS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
-                 "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL")
+__all__ = ["DEFAULT_PATTERN", "GitFailed", "HookRepo", "no_git_env", "open_store", "run_git",
+           "spawn_detached", "store_dir", "store_path", "story_settings"]
 
 
 class GitFailed(Exception):
     """A git command of a hook exited non-zero."""
-
-
-def no_git_env() -> dict[str, str]:
-    """The environment without inherited ``GIT_*`` variables (as ``repo.clean_env``)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update({k: os.environ[k] for k in KEEP_GIT_VARS if k in os.environ})
-    return env
 
 
 def run_git(args: Sequence[str], *, input: bytes | None = None,
@@ -194,48 +201,15 @@ def story_settings(root: str) -> StoryRules:
 
 def store_dir(repo: HookRepo) -> str:
     """As :func:`genesis_git.db.connect.store_dir`."""
-    home = os.environ.get("GENESIS_HOME")
-    if home:
-        return os.path.expanduser(home)
-    return os.path.join(repo.common_dir, "genesis")
+    return _store_dir(repo.common_dir)
 
 
 def store_path(repo: HookRepo) -> str:
     return os.path.join(store_dir(repo), DB_NAME)
 
 
-def busy_timeout_ms() -> int:
-    try:
-        return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))
-    except ValueError:
-        return DEFAULT_BUSY_MS
-
-
-def known_migrations() -> list[str] | None:
-    """The migration names of :mod:`genesis_git.db.migrations`, read from its source, so
-    that a store that is up to date costs no import of the connection stack."""
-    import re
-
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        with open(os.path.join(here, "db", "migrations.py"), encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError:
-        return None
-    return re.findall(r"^def (m\d{3}_\w+)\(", text, re.M)
-
-
 def _up_to_date(conn: sqlite3.Connection) -> bool:
-    import sqlite3
-
-    known = known_migrations()
-    if not known:
-        return False
-    try:
-        done = [r[0] for r in conn.execute("SELECT name FROM _genesis_migrations")]
-    except sqlite3.OperationalError:
-        return False
-    return set(done) == set(known)
+    return schema_version(conn) == SCHEMA_VERSION
 
 
 def open_store(repo: HookRepo, *, migrate: bool = True,
@@ -253,35 +227,14 @@ def open_store(repo: HookRepo, *, migrate: bool = True,
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {ms}")
     if new and migrate:
-        conn.execute("PRAGMA page_size = 16384")  # db.connect.PAGE_SIZE
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
     if migrate:
         conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA journal_size_limit = 4194304")  # db.connect.WAL_LIMIT
+    conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
     if migrate and not _up_to_date(conn):
         from genesis_git.db.migrations import migrate as run_migrations
 
         run_migrations(conn)
     return conn
-
-
-def spawn_detached(args: Sequence[str], payload: bytes, env: Mapping[str, str]) -> int:
-    """Start ``python args`` in its own session with ``payload`` on stdin; do not wait."""
-    in_r, in_w = os.pipe()
-    actions: list[tuple[Any, ...]] = [(os.POSIX_SPAWN_DUP2, in_r, 0),
-               (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-               (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-               (os.POSIX_SPAWN_CLOSE, in_w)]
-    try:
-        pid = os.posix_spawn(sys.executable, [sys.executable, *args], dict(env),
-                             file_actions=actions, setsid=True)
-    finally:
-        os.close(in_r)
-    try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(in_w, view):]
-    finally:
-        os.close(in_w)
-    return pid

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from genesis_git.base import no_git_env, spawn_detached
 from genesis_git.db.connect import search_base_path
 
 if TYPE_CHECKING:
@@ -99,8 +100,6 @@ def maybe_spawn(ctx: Context, session_id: str) -> bool:
         return False
     if not _claim(_marker(base)):
         return False
-    from genesis_git.hooks.runtime import no_git_env, spawn_detached
-
     payload = json.dumps({"root": str(ctx.repo.root), "session": session_id,
                           "marker": str(_marker(base))}).encode()
     try:
@@ -113,7 +112,7 @@ def maybe_spawn(ctx: Context, session_id: str) -> bool:
 
 def build(root: str, session_id: str) -> bool:
     """Build and save the base of ``session_id`` if it is still the active one."""
-    from genesis_git.rag.embeddings import embedder_id, get_embedder
+    from genesis_git.embed import embedder_id, get_embedder
     from genesis_git.retrieve.session_index import session_index
     from genesis_git.session import open_context
 

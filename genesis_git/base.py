@@ -1,0 +1,97 @@
+"""The lowest layer: what both the git hooks and the full package need, standard library only.
+
+Every commit starts Python twice (commit-msg, post-commit), so this module
+imports nothing beyond ``os`` and ``sys`` at load time.  It is the one home of
+
+* the store's layout: its file name, where it lives (``$GENESIS_HOME``, else
+  ``<git common dir>/genesis``), its page size, its busy timeout, and the
+  schema version that :mod:`genesis_git.db.migrations` writes into
+  ``PRAGMA user_version``;
+* the environment a git command that is not the hook's own must run in
+  (:func:`no_git_env`), and a detached child process (:func:`spawn_detached`).
+
+:mod:`genesis_git.hooks.runtime` and :mod:`genesis_git.db.connect` both read
+these names from here, so the two stay equal by construction.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # not `typing`: importing it costs more than a hook's work
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+DB_NAME = "genesis.db"
+LOG_NAME = "genesis.log"
+SEARCH_DIR = "search"  # saved search bases: <store folder>/search/<session>.idx
+# chunk rows are a few KB each: 16 KiB pages hold several, and a cold index
+# writes 40 % faster than with the default 4 KiB
+PAGE_SIZE = 16384
+DEFAULT_BUSY_MS = 10_000
+WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint
+# the number of migrations in genesis_git.db.migrations; a store whose
+# ``PRAGMA user_version`` equals it needs none (tests hold the two equal)
+SCHEMA_VERSION = 3
+KEEP_GIT_VARS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                 "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL")
+
+
+def store_dir(common_dir: str) -> str:
+    """``$GENESIS_HOME`` if set, else ``<git common dir>/genesis``."""
+    home = os.environ.get("GENESIS_HOME")
+    if home:
+        return os.path.expanduser(home)
+    return os.path.join(common_dir, "genesis")
+
+
+def busy_timeout_ms() -> int:
+    """``$GENESIS_BUSY_TIMEOUT_MS``, else 10 s."""
+    try:
+        return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))
+    except ValueError:
+        return DEFAULT_BUSY_MS
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version a store records (0 for a blank one)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def no_git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment without inherited ``GIT_*`` variables, plus ``extra``.
+
+    Hooks run with ``GIT_DIR``, ``GIT_INDEX_FILE`` and friends set; any git
+    call aimed at something other than the current repository, or made after
+    the hook's own command is over, must not see them.  The identity and the
+    config switches that tests and users pin are kept.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({k: os.environ[k] for k in KEEP_GIT_VARS if k in os.environ})
+    if extra:
+        env.update(extra)
+    return env
+
+
+def spawn_detached(args: Sequence[str], payload: bytes, env: Mapping[str, str]) -> int:
+    """Start ``python args`` in its own session with ``payload`` on stdin; do not wait."""
+    in_r, in_w = os.pipe()
+    actions: list[tuple[Any, ...]] = [(os.POSIX_SPAWN_DUP2, in_r, 0),
+                                      (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                                      (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+                                      (os.POSIX_SPAWN_CLOSE, in_w)]
+    try:
+        pid = os.posix_spawn(sys.executable, [sys.executable, *args], dict(env),
+                             file_actions=actions, setsid=True)
+    finally:
+        os.close(in_r)
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(in_w, view):]
+    finally:
+        os.close(in_w)
+    return pid
