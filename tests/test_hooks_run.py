@@ -220,12 +220,12 @@ def test_post_rewrite_without_pairs_or_store_does_nothing(
 def test_indexing_failure_after_binding_only_logs(repo: Path, genesis_env: Path,
                                                   monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from genesis_git.story import binding
+    from genesis_git.index import indexer
 
     def boom(*_a: object, **_k: object) -> int:
         raise RuntimeError("indexer exploded")
 
-    monkeypatch.setattr(binding, "index_blobs", boom)
+    monkeypatch.setattr(indexer, "ensure_blobs", boom)
     monkeypatch.setenv("GENESIS_HOOKS_INDEX", "inline")
     write(repo, "z.txt", "z\n")
     git(repo, "add", "z.txt")

@@ -184,11 +184,11 @@ def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]
         mode = "background"
     if mode == "off":
         return
-    from genesis_git.hooks.runtime import no_git_env, spawn_detached
-    from genesis_git.story import binding
+    from genesis_git.base import no_git_env, spawn_detached
+    from genesis_git.db.blobs import missing_blobs
 
     try:
-        missing = binding.missing_blobs(conn, blobs)
+        missing = missing_blobs(conn, blobs)
         if not missing:
             return
         if mode == "inline":
@@ -203,11 +203,17 @@ def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]
 
 def _index_now(repo: HookRepo, conn: sqlite3.Connection,
                entries: list[tuple[str, str]]) -> None:
+    """Cache the blobs of ``entries`` the cache lacks; the indexer is loaded only on a miss."""
+    from genesis_git.db.blobs import missing_blobs
+
+    missing = missing_blobs(conn, entries)
+    if not missing:
+        return
     from genesis_git.config import load_config
-    from genesis_git.story import binding
+    from genesis_git.index.indexer import ensure_blobs
 
     full = repo.to_repo()
-    binding.index_blobs(conn, full, load_config(full.root), entries)
+    ensure_blobs(conn, full, load_config(full.root), missing)
 
 
 def index_blobs(repo: HookRepo, args: Sequence[str]) -> int:

@@ -421,37 +421,6 @@ def _retire(conn: sqlite3.Connection, story_ids_: Sequence[str]) -> None:
             conn.execute("DELETE FROM story_records WHERE story_id=?", (sid,))
 
 
-def known_blobs(conn: sqlite3.Connection, shas: Sequence[str]) -> set[str]:
-    found: set[str] = set()
-    shas = list(dict.fromkeys(shas))
-    for i in range(0, len(shas), 500):
-        part = shas[i:i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT blob_sha FROM rag_blob_cache WHERE blob_sha IN ({marks})", part))
-    return found
-
-
-def missing_blobs(conn: sqlite3.Connection,
-                  entries: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The entries whose blob the cache has never seen (any chunker, any embedder)."""
-    known = known_blobs(conn, [sha for _, sha in entries])
-    return [(p, s) for p, s in dict.fromkeys(entries) if s not in known]
-
-
-def index_blobs(conn: sqlite3.Connection, repo: Repo, config: Config,
-                entries: Sequence[tuple[str, str]]) -> int:
-    """Make sure the committed blobs are in the cache; the indexer is loaded only on a miss."""
-    missing = missing_blobs(conn, entries)
-    if not missing:
-        return 0
-    try:
-        from genesis_git.index.indexer import ensure_blobs
-    except ImportError:  # pragma: no cover - an install without the indexer
-        return 0
-    return int(ensure_blobs(conn, repo, config, missing))
-
-
 def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: str,
                link_type: str, target: str, description: str | None = None) -> dict[str, Any]:
     """``genesis story link``.  A ``commit`` target is resolved and bound with its files."""
