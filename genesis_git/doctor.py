@@ -2,36 +2,29 @@
 
 from __future__ import annotations
 
-import importlib
 import sqlite3
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from genesis_git.config import Config, load_config
+from genesis_git.db.connect import store_path
 from genesis_git.db.migrations import MIGRATIONS, applied
+from genesis_git.design import manage
 from genesis_git.errors import GenesisError
+from genesis_git.findings import Finding
+from genesis_git.hooks import install
 from genesis_git.repo import Repo, find_repo, git_version
+from genesis_git.story import hooklog
+
+__all__ = ["Finding", "run_checks"]
 
 MIN_GIT = (2, 25)
 
-
-@dataclass
-class Finding:
-    name: str
-    status: str  # ok | warn | error
-    message: str
-    fix: str = ""
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
-
-
 # Other parts of genesis add findings through ``doctor_findings(repo, config)``.
-PROVIDERS = (
-    "genesis_git.hooks.install",
-    "genesis_git.story.hooklog",
-    "genesis_git.design.library",
+PROVIDERS: tuple[tuple[str, Callable[[Repo, Config], list[Finding]]], ...] = (
+    ("hooks", install.doctor_findings),
+    ("story", hooklog.doctor_findings),
+    ("design", manage.doctor_findings),
 )
 
 
@@ -79,8 +72,6 @@ def _writable(db: Path) -> bool:
 
 
 def _check_store(repo: Repo) -> list[Finding]:
-    from genesis_git.db.connect import store_path
-
     db = store_path(repo)
     if db.parent.exists() and not db.parent.is_dir():
         import os
@@ -207,11 +198,9 @@ def run_checks(path: Path | str | None = None) -> list[Finding]:
         findings.append(Finding("config", "error", str(exc), exc.hint or "fix the config file"))
     if config is None:
         return findings
-    for modname in PROVIDERS:
-        mod = importlib.import_module(modname)
-        provider: Callable[[Repo, Config], list[Finding]] = mod.doctor_findings
+    for part, provider in PROVIDERS:
         try:
             findings.extend(provider(repo, config))
         except GenesisError as exc:
-            findings.append(Finding(modname.rsplit(".", 2)[-2], "error", str(exc), exc.hint or ""))
+            findings.append(Finding(part, "error", str(exc), exc.hint or ""))
     return findings

@@ -29,7 +29,7 @@ from genesis_git.repo import Repo
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
-    from genesis_git.doctor import Finding
+    from genesis_git.findings import Finding
 
 HOOK_NAMES = ("commit-msg", "post-commit", "post-rewrite")
 HOOK_ID = "8d1c08e313dbc2234ac3f09bb8d5a77a"
@@ -323,7 +323,7 @@ def status(repo: Repo) -> dict[str, Any]:
 
 
 def doctor_findings(repo: Repo, config: Config) -> list[Finding]:
-    from genesis_git.doctor import Finding
+    from genesis_git.findings import Finding
 
     st = status(repo)
     hooks = st["hooks"]

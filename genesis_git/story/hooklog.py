@@ -21,7 +21,7 @@ from genesis_git.repo import Repo
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
-    from genesis_git.doctor import Finding
+    from genesis_git.findings import Finding
 
 LOG_NAME = "hooks.log"
 FALLBACK_NAME = "genesis-hooks.log"
@@ -92,7 +92,7 @@ def clear(repo: Repo) -> int:
 
 
 def doctor_findings(repo: Repo, config: Config) -> list[Finding]:
-    from genesis_git.doctor import Finding
+    from genesis_git.findings import Finding
     from genesis_git.story import journal
 
     findings = []
