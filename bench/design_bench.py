@@ -29,7 +29,8 @@ from typing import Any
 
 from genesis_git.design.index import load_index, save_library
 from genesis_git.design.ingest import Ingest
-from genesis_git.design.library import CHUNKS, INDEX, init_library, open_library
+from genesis_git.design.library import CHUNKS, INDEX, open_library
+from genesis_git.design.manage import init_library
 from genesis_git.design.search import search_index
 
 EN = ("card spacing margin padding radius corner font type line height contrast color palette "

@@ -15,13 +15,11 @@ from genesis_git.design.library import (
     Library,
     LibraryUnavailable,
     PathEscape,
-    doctor_findings,
     engine_sha256,
-    init_library,
     inside,
     open_library,
-    stats,
 )
+from genesis_git.design.manage import doctor_findings, init_library, stats
 from genesis_git.doctor import run_checks
 from genesis_git.repo import find_repo
 

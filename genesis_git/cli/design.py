@@ -52,7 +52,7 @@ def _render_ingest(report: IngestReport, json_out: bool) -> None:
 def init(json_out: JsonOpt = False) -> None:
     """Create the library folder, the reader query.mjs and an empty manifest (idempotent)."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.design.library import init_library
+    from genesis_git.design.manage import init_library
 
     result = init_library(_lib())
     if json_out:
@@ -165,7 +165,7 @@ def list_cmd(
 ) -> None:
     """List the cards of the library."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.design.library import list_cards
+    from genesis_git.design.manage import list_cards
 
     cards = list_cards(_lib(), kind=kind, status=status)
     if json_out:
@@ -321,7 +321,7 @@ def check_refs(
 def stats(json_out: JsonOpt = False) -> None:
     """Cards by kind and status, chunks, index size, feedback counts and reference images."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.design.library import stats as run
+    from genesis_git.design.manage import stats as run
 
     result = run(_lib())
     if json_out:

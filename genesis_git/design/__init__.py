@@ -10,7 +10,8 @@ that scores exactly as :func:`genesis_git.design.search.search` does.
 
 from __future__ import annotations
 
-from genesis_git.design.library import Library, LibraryUnavailable, init_library, open_library
+from genesis_git.design.library import Library, LibraryUnavailable, open_library
+from genesis_git.design.manage import init_library
 from genesis_git.design.search import search
 
 __all__ = ["Library", "LibraryUnavailable", "init_library", "open_library", "search"]

@@ -18,12 +18,12 @@ from genesis_git.design.feedback import record
 from genesis_git.design.ingest import Ingest, store_image
 from genesis_git.design.library import (
     Library,
-    ensure_library,
     inside_repo,
     now_iso,
     read_json_input,
     sha256_bytes,
 )
+from genesis_git.design.manage import ensure_library
 from genesis_git.errors import GenesisError
 
 DEFAULT_LICENSE = "project-internal"

@@ -34,13 +34,13 @@ from genesis_git.design.library import (
     REFS,
     Library,
     PathEscape,
-    ensure_library,
     inside,
     inside_repo,
     now_iso,
     read_json_input,
     sha256_bytes,
 )
+from genesis_git.design.manage import ensure_library
 
 _CARD_ORDER = ("id", "title", "summary", "tags", "source", "citation", "tokens", "rationale",
                "dos", "donts", "images", "status", "weight", "origin", "sourceSha256",

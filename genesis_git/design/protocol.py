@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from genesis_git.design.library import Library, file_lock, health
+from genesis_git.design.library import Library, file_lock
+from genesis_git.design.manage import health
 from genesis_git.errors import GenesisError, UsageError
 
 OUTBOX_DSH = "outbox-dsh.md"
