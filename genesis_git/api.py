@@ -153,7 +153,7 @@ class Genesis:
     # -- the repository ---------------------------------------------------------
     def init(self) -> dict[str, Any]:
         """Create the store and a commented ``.genesis.toml`` (idempotent)."""
-        from genesis_git.setup import init_repo
+        from genesis_git.initialize import init_repo
 
         return init_repo(self.repo.root)
 
