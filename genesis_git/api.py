@@ -180,14 +180,16 @@ class Genesis:
         return status(self.repo)
 
     def cache_stats(self) -> dict[str, Any]:
-        from genesis_git.cache import stats
+        from genesis_git.index.cache import stats
 
-        return stats(self.context)
+        ctx = self.context
+        return stats(ctx.conn, ctx.repo)
 
     def cache_gc(self, *, dry_run: bool = False) -> dict[str, Any]:
-        from genesis_git.cache import gc
+        from genesis_git.index.cache import gc
 
-        return gc(self.context, dry_run)
+        ctx = self.context
+        return gc(ctx.conn, ctx.repo, ctx.config, dry_run)
 
     def close(self) -> None:
         if self._ctx is not None:

@@ -212,7 +212,7 @@ class FakeOpenAI:
     """
 
     def __init__(self, dim: int = 32, mode: str = "ok"):
-        from genesis_git.rag.embeddings import HashingEmbedder
+        from genesis_git.embed import HashingEmbedder
 
         self.dim = dim
         self.mode = mode

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from genesis_git.api import Genesis
+from genesis_git.embed import FakeEmbedder
 from genesis_git.errors import GenesisError
-from genesis_git.rag.embeddings import FakeEmbedder
 from genesis_git.rag.impact_rag import ImpactRAG
 from genesis_git.rag.store import RagStore
 

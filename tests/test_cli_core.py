@@ -20,7 +20,7 @@ runner = CliRunner()
 
 # What only the core may open: git, the configuration, the store, sessions.
 CORE_ONLY = ("genesis_git.repo", "genesis_git.config", "genesis_git.db", "genesis_git.session",
-             "genesis_git.initialize", "genesis_git.doctor", "genesis_git.cache",
+             "genesis_git.initialize", "genesis_git.doctor", "genesis_git.index.cache",
              "genesis_git.story.ledger", "genesis_git.story.binding",
              "genesis_git.story.rebuild", "genesis_git.story.artifacts",
              "genesis_git.hooks.install", "genesis_git.retrieve.engine", "genesis_git.impact.engines")

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from genesis_git.config import load_config
-from genesis_git.errors import GenesisError
-from genesis_git.rag.embeddings import (
+from genesis_git.embed import (
     FakeEmbedder,
     HashingEmbedder,
     OpenAIEmbedder,
     embedder_id,
     get_embedder,
 )
+from genesis_git.errors import GenesisError
 
 
 def _cos(a: list[float], b: list[float]) -> float:
@@ -141,7 +141,7 @@ def test_embedding_by_ids_equals_embedding_by_tokens(monkeypatch) -> None:
 
     import numpy as np
 
-    from genesis_git.rag import embeddings
+    from genesis_git import embed as embeddings
     from genesis_git.text import VOCABULARY, index_terms, tokenize
 
     texts = ["order order table", "订单表新增字段 OrderController", "", "the a",

@@ -11,7 +11,7 @@ from pytest_mock import MockerFixture
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.rag.embeddings import EmbeddingError
+from genesis_git.embed import EmbeddingError
 from genesis_git.retrieve import SearchOptions, search
 from genesis_git.retrieve.session_index import clear_memory
 from genesis_git.session import ensure_session, open_context

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
 from genesis_git.db.connect import connect
+from genesis_git.embed import embedder_from_config
 from genesis_git.index import chunk as chunk_mod
 from genesis_git.index import indexer
 from genesis_git.session import open_context
@@ -490,7 +491,7 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
     while marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not marker.exists()  # the build is over
-    assert not session_index(ctx.conn, session_id, indexer.embedder_for(ctx.config).id).rebuilt
+    assert not session_index(ctx.conn, session_id, embedder_from_config(ctx.config).id).rebuilt
     assert not prebuild.wanted(ctx, session_id)  # it exists now
     base.unlink()
     assert not prebuild.wanted(ctx, session_id)  # the default threshold: 5,000 chunks

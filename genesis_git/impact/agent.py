@@ -219,7 +219,7 @@ def load_context_corpus(ctx: Context, session_id: str) -> Corpus:
     long-lived process may keep the result while the store is unchanged.
     """
     from genesis_git.impact.stats import TextStats
-    from genesis_git.rag.embeddings import embedder_id, get_embedder
+    from genesis_git.embed import embedder_id, get_embedder
     from genesis_git.retrieve.session_index import session_index
 
     idx = session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))

@@ -22,7 +22,9 @@ from typing import Any
 
 from genesis_git.config import Config
 from genesis_git.db.connect import store_file, transaction
-from genesis_git.index.chunk import CHUNKER_VERSION, Chunk, chunk_text, language_of
+from genesis_git.embed import HashingEmbedder, embedder_from_config
+from genesis_git.index.cache import chunker_id
+from genesis_git.index.chunk import Chunk, chunk_text, language_of
 from genesis_git.index.classify import (
     CODEOWNERS_PATHS,
     CodeOwners,
@@ -71,7 +73,7 @@ class IndexReport:
 
 
 def embedder_for(config: Config) -> Any:
-    from genesis_git.rag import embeddings
+    from genesis_git import embed as embeddings
 
     getter = getattr(embeddings, "get_embedder", None)
     if getter is not None:
@@ -116,17 +118,6 @@ class CachedBlob:
     size: int
     content_type: str | None
     n_chunks: int
-
-
-def chunker_id(config: Config) -> str:
-    """The chunker part of the cache key: its version, and its bounds when they are not the
-    defaults, so that changing ``index.chunk_max_lines`` or ``chunk_max_chars`` re-chunks."""
-    from genesis_git.config import DEFAULTS
-
-    bounds = (config.int("index.chunk_max_lines"), config.int("index.chunk_max_chars"))
-    if bounds == (DEFAULTS["index"]["chunk_max_lines"], DEFAULTS["index"]["chunk_max_chars"]):
-        return CHUNKER_VERSION
-    return f"{CHUNKER_VERSION}-{bounds[0]}x{bounds[1]}"
 
 
 def lookup_blobs(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str,
@@ -337,8 +328,6 @@ def _pool(conn: sqlite3.Connection, config: Config, embedder: Any) -> Any:
     Each worker prepares a batch and writes it to the store itself, in one
     transaction, so that nothing large travels back to this process.
     """
-    from genesis_git.rag.embeddings import HashingEmbedder
-
     workers = min(os.cpu_count() or 1, 4)
     if workers < 2 or type(embedder) is not HashingEmbedder:
         return None
@@ -357,8 +346,6 @@ def _init_worker(config: Config, dim: int, db_path: str) -> None:  # pragma: no 
     import threading
 
     from genesis_git.db.connect import connect
-    from genesis_git.rag.embeddings import HashingEmbedder
-
     # A worker blocks on a queue whose other end its siblings also hold, so it would
     # outlive a parent that was killed; it leaves as soon as it is orphaned instead (an
     # unfinished batch is an uncommitted transaction, which SQLite rolls back).
@@ -393,7 +380,7 @@ def _disk_size(path: Path) -> int | None:
 def ensure_blobs(conn: sqlite3.Connection, repo: Repo, config: Config,
                  entries: list[tuple[str, str]]) -> int:
     """Cache the given ``(path, blob_sha)`` pairs (used by the post-commit hook); returns misses."""
-    embedder = embedder_for(config)
+    embedder = embedder_from_config(config)
     report = IndexReport(session="")
     index_entries(conn, repo, config, [FileEntry(p, s) for p, s in entries], embedder, report)
     return report.misses
@@ -494,7 +481,7 @@ class Metadata:
 
         # what the path-only columns depend on, to reuse them for unchanged files
         self.fingerprint = hashlib.sha1(json.dumps(
-            [CHUNKER_VERSION, sorted(self.rules.items()), sorted(self.components.items()),
+            [chunker_id(config), sorted(self.rules.items()), sorted(self.components.items()),
              owners_text]).encode()).hexdigest()
         self.now = time.time()
         clean = {p for p, e in snap.entries.items() if not e.dirty}
@@ -561,7 +548,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
     """Bring the session's map in line with the working tree, doing only the delta."""
     t0 = time.perf_counter()
     report = IndexReport(session=session_id)
-    embedder = embedder if embedder is not None else embedder_for(config)
+    embedder = embedder if embedder is not None else embedder_from_config(config)
     raw = repo.snapshot()
     state_key = _state_key(repo, raw, config, embedder.id)
     known = _known_state(conn, session_id)
@@ -646,7 +633,7 @@ def _state_key(repo: Repo, raw: RawSnapshot, config: Config, embedder_id: str) -
     import hashlib
 
     h = hashlib.sha1()
-    settings = json.dumps([raw.head, CHUNKER_VERSION, embedder_id, config.as_dict()],
+    settings = json.dumps([raw.head, chunker_id(config), embedder_id, config.as_dict()],
                           sort_keys=True, default=str)
     for part in (settings.encode(), raw.stage, raw.status):
         h.update(len(part).to_bytes(8, "little"))

@@ -1,8 +1,8 @@
-"""Embeddings and the seed API for retrieval-augmented impact investigation.
+"""The seed API for retrieval-augmented impact investigation: a façade.
 
 ``from genesis_git.rag import RagStore, ImpactRAG, get_embedder`` works as seed
-000 writes it; the names are loaded on first use, so that importing the
-embeddings alone (as indexing does) stays light.
+000 writes it; the names are loaded on first use.  The embedders themselves
+live in :mod:`genesis_git.embed`, below the indexer that uses them.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 __all__ = ["Embedder", "FakeEmbedder", "HashingEmbedder", "ImpactRAG", "RagStore", "get_embedder"]
 
 _HOMES = {
-    "Embedder": "genesis_git.rag.embeddings",
-    "FakeEmbedder": "genesis_git.rag.embeddings",
-    "HashingEmbedder": "genesis_git.rag.embeddings",
-    "get_embedder": "genesis_git.rag.embeddings",
+    "Embedder": "genesis_git.embed",
+    "FakeEmbedder": "genesis_git.embed",
+    "HashingEmbedder": "genesis_git.embed",
+    "get_embedder": "genesis_git.embed",
     "RagStore": "genesis_git.rag.store",
     "ImpactRAG": "genesis_git.rag.impact_rag",
 }

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genesis_git.index.classify import glob_match
-from genesis_git.rag.embeddings import (
+from genesis_git.embed import (
     EmbeddingError,
     HashingEmbedder,
     embedder_id,
     get_embedder,
 )
+from genesis_git.index.classify import glob_match
 from genesis_git.retrieve.explain import contributions, matched
 from genesis_git.retrieve.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.retrieve.lexical import LexicalScores, lexical_scores

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from genesis_git.embed import Embedder, HashingEmbedder
 from genesis_git.errors import GenesisError
-from genesis_git.rag.embeddings import Embedder, HashingEmbedder
 from genesis_git.retrieve.session_index import SessionIndex
 from genesis_git.text import QueryTerm
 

@@ -1,16 +1,30 @@
-"""Upkeep of the shared blob cache: statistics and garbage collection."""
+"""The shared blob cache: its key, its statistics and its garbage collection."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
+from genesis_git.config import DEFAULTS, Config
 from genesis_git.db.connect import SEARCH_DIR, store_path, transaction
-from genesis_git.session import Context
+from genesis_git.embed import embedder_from_config, embedder_id
+from genesis_git.index import chunk
+from genesis_git.repo import Repo
 
 
-def stats(ctx: Context) -> dict[str, Any]:
-    c = ctx.conn
+def chunker_id(config: Config) -> str:
+    """The chunker part of the cache key: its version, and its bounds when they are not the
+    defaults, so that changing ``index.chunk_max_lines`` or ``chunk_max_chars`` re-chunks."""
+    bounds = (config.int("index.chunk_max_lines"), config.int("index.chunk_max_chars"))
+    if bounds == (DEFAULTS["index"]["chunk_max_lines"], DEFAULTS["index"]["chunk_max_chars"]):
+        return chunk.CHUNKER_VERSION
+    return f"{chunk.CHUNKER_VERSION}-{bounds[0]}x{bounds[1]}"
+
+
+def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
+    """Blobs, chunks, embeddings, sessions, saved search bases and the store's size."""
+    c = conn
     blobs = c.execute("SELECT COUNT(*), COALESCE(SUM(status='skipped'),0), COALESCE(SUM(size),0) "
                       "FROM rag_blob_cache").fetchone()
     chunks = c.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(embedding)),0) "
@@ -20,9 +34,9 @@ def stats(ctx: Context) -> dict[str, Any]:
         "GROUP BY 1, 2 ORDER BY 1, 2")]
     sessions = c.execute("SELECT COUNT(*), COALESCE(SUM(status='active'),0) FROM sessions").fetchone()
     mapped = c.execute("SELECT COUNT(DISTINCT blob_id) FROM rag_session_chunk_map").fetchone()[0]
-    db = store_path(ctx.repo)
+    db = store_path(repo)
     size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
-    bases = _search_bases(ctx)
+    bases = _search_bases(repo)
     return {
         "store": str(db),
         "store_bytes": size,
@@ -40,36 +54,35 @@ def stats(ctx: Context) -> dict[str, Any]:
     }
 
 
-def _search_bases(ctx: Context) -> list[Path]:
+def _search_bases(repo: Repo) -> list[Path]:
     """The saved search bases (``<store>/search/<session>.idx``)."""
-    folder = store_path(ctx.repo).parent / SEARCH_DIR
+    folder = store_path(repo).parent / SEARCH_DIR
     return sorted(folder.glob("*.idx")) if folder.is_dir() else []
 
 
-def gc(ctx: Context, dry_run: bool = False) -> dict[str, Any]:
+def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
+       dry_run: bool = False) -> dict[str, Any]:
     """Remove cached blobs that no session maps and HEAD does not hold (under the current
     chunker and embedder), and the search bases of sessions that are no longer active."""
     head_shas: set[str] = set()
-    if ctx.repo.head_sha():
-        out = ctx.repo.git("ls-tree", "-r", "-z", "HEAD")
+    if repo.head_sha():
+        out = repo.git("ls-tree", "-r", "-z", "HEAD")
         for rec in out.split(b"\0"):
             if rec:
                 head_shas.add(rec.split(b"\t", 1)[0].split(b" ")[2].decode())
-    from genesis_git.index.indexer import chunker_id, embedder_for
-
     # a blob HEAD holds is kept for the next session, but only under the key it would look up
-    current = (chunker_id(ctx.config), embedder_for(ctx.config).id)
-    rows = ctx.conn.execute(
+    current = (chunker_id(config), embedder_id(embedder_from_config(config)))
+    rows = conn.execute(
         "SELECT b.id, b.blob_sha, b.n_chunks, b.chunker_version, b.embedder_id "
         "FROM rag_blob_cache b WHERE NOT EXISTS "
         "(SELECT 1 FROM rag_session_chunk_map m WHERE m.blob_id = b.id)").fetchall()
     doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas or (r[3], r[4]) != current]
-    active = {r[0] for r in ctx.conn.execute("SELECT id FROM sessions WHERE status='active'")}
-    stale_bases = [p for p in _search_bases(ctx) if p.stem not in active]
+    active = {r[0] for r in conn.execute("SELECT id FROM sessions WHERE status='active'")}
+    stale_bases = [p for p in _search_bases(repo) if p.stem not in active]
     if not dry_run:
         if doomed:
-            with transaction(ctx.conn):
-                ctx.conn.executemany("DELETE FROM rag_blob_cache WHERE id=?",
+            with transaction(conn):
+                conn.executemany("DELETE FROM rag_blob_cache WHERE id=?",
                                      [(i,) for i, _ in doomed])
         for p in stale_bases:
             p.unlink(missing_ok=True)
@@ -78,5 +91,5 @@ def gc(ctx: Context, dry_run: bool = False) -> dict[str, Any]:
         "blobs_removed": len(doomed),
         "chunks_removed": sum(n for _, n in doomed),
         "search_bases_removed": len(stale_bases),
-        "blobs_kept": ctx.conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0],
+        "blobs_kept": conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0],
     }
