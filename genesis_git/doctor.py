@@ -162,12 +162,10 @@ def _history_gap(repo: Repo, conn: sqlite3.Connection, limit: int = 5000) -> Fin
 
 
 def _check_worktrees(repo: Repo) -> Finding:
-    """Every worktree of the clone shares the store; list them (read with GitPython)."""
-    import git
-
+    """Every worktree of the clone shares the store; list them."""
     try:
-        listing = git.Repo(repo.root).git.worktree("list", "--porcelain")
-    except git.GitError as exc:  # pragma: no cover - git itself was checked above
+        listing = repo.worktree_listing()
+    except GenesisError as exc:  # pragma: no cover - git itself was checked above
         return Finding("worktrees", "warn", f"cannot list worktrees: {exc}")
     paths = [line[len("worktree "):] for line in listing.splitlines()
              if line.startswith("worktree ")]
