@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.config import Config, load_config
+from genesis_git.db import kv, sessionmap
 from genesis_git.db.connect import checkpoint, connect, store_path, transaction
 from genesis_git.errors import GenesisError
 from genesis_git.index.indexer import IndexReport, Progress, index_session
@@ -157,9 +158,9 @@ def end(ctx: Context, session_id: str | None = None, carry_to: str | None = None
     with transaction(ctx.conn):
         ctx.conn.execute("UPDATE sessions SET status='ended', ended_at="
                          "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?", (session_id,))
-        ctx.conn.execute("DELETE FROM rag_session_chunk_map WHERE session_id=?", (session_id,))
-        ctx.conn.executemany("DELETE FROM genesis_kv WHERE key=?",
-                             [(f"meta:{session_id}",), (f"state:{session_id}",)])
+        sessionmap.drop(ctx.conn, session_id)
+        kv.delete(ctx.conn, "meta", [session_id])
+        kv.delete(ctx.conn, "state", [session_id])
     return session_id
 
 
@@ -181,13 +182,8 @@ def get(ctx: Context, session_id: str) -> sqlite3.Row:
 
 
 def summary(ctx: Context, row: sqlite3.Row) -> dict[str, Any]:
-    counts = ctx.conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(b.n_chunks), 0), COALESCE(SUM(m.dirty), 0) "
-        "FROM rag_session_chunk_map m LEFT JOIN rag_blob_cache b ON b.id = m.blob_id "
-        "WHERE m.session_id=?", (row["id"],)).fetchone()
-    by_type = {r[0]: r[1] for r in ctx.conn.execute(
-        "SELECT artifact_type, COUNT(*) FROM rag_session_chunk_map WHERE session_id=? "
-        "GROUP BY artifact_type ORDER BY artifact_type", (row["id"],))}
+    counts = sessionmap.counts(ctx.conn, row["id"])
+    by_type = sessionmap.types(ctx.conn, row["id"])
     notes = ctx.conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(bound_commit IS NULL), 0) FROM session_artifacts "
         "WHERE session_id=?", (row["id"],)).fetchone()

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.index.indexer import BATCH, PAUSE_VAR, POOL_WINDOW
+from genesis_git.index.indexer import BATCH, PAUSE_VAR
+from genesis_git.index.pool import POOL_WINDOW
 
 from helpers import git, make_repo, read_pty
 

@@ -13,7 +13,7 @@ from genesis_git.cli.main import app
 from genesis_git.db.connect import connect
 from genesis_git.embed import embedder_from_config
 from genesis_git.index import chunk as chunk_mod
-from genesis_git.index import indexer
+from genesis_git.index import indexer, pool
 from genesis_git.session import open_context
 
 from helpers import git, make_repo, write
@@ -380,16 +380,16 @@ def test_worker_processes_write_the_same_cache_as_one_process(tmp_path: Path, mo
     monkeypatch.setenv("GENESIS_HOME", str(tmp_path / "serial"))
     serial = start_json()
     pools: list[object] = []
-    real_pool = indexer._pool
+    real_pool = pool.start
 
     def recording_pool(*args: object) -> object:
         pools.append(real_pool(*args))
         return pools[-1]
 
-    monkeypatch.setattr(indexer, "_pool", recording_pool)
-    monkeypatch.setattr(indexer, "POOL_MIN_MISSES", 1)
+    monkeypatch.setattr(pool, "start", recording_pool)
+    monkeypatch.setattr(pool, "POOL_MIN_MISSES", 1)
     monkeypatch.setattr(indexer, "BATCH", 4)
-    monkeypatch.setattr(indexer.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(pool.os, "cpu_count", lambda: 2)
     monkeypatch.setenv("GENESIS_HOME", str(tmp_path / "pooled"))
     pooled = start_json()
     assert pools and pools[0] is not None  # the workers really ran

@@ -11,7 +11,8 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any
 
     # (id, status, skip_reason, size, content_type, n_chunks)
     BlobRow = tuple[int, str, "str | None", int, "str | None", int]
@@ -39,3 +40,122 @@ def missing_blobs(conn: sqlite3.Connection,
     """The entries whose blob the cache has never seen (any chunker, any embedder)."""
     known = known_blobs(conn, [sha for _, sha in entries])
     return [(p, s) for p, s in dict.fromkeys(entries) if s not in known]
+
+
+def lookup(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str,
+           chunker: str) -> dict[str, BlobRow]:
+    """The cache rows of ``shas`` under one chunker and embedder, by SHA."""
+    found: dict[str, BlobRow] = {}
+    for part in _parts(list(shas)):
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(
+                f"SELECT id, blob_sha, status, skip_reason, size, content_type, n_chunks "
+                f"FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? "
+                f"AND blob_sha IN ({marks})", (chunker, embedder_id, *part)):
+            found[row[1]] = (row[0], row[2], row[3], row[4], row[5], row[6])
+    return found
+
+
+def write(conn: sqlite3.Connection, items: Iterable[Any], embedder_id: str, chunker: str,
+          redo: Sequence[str] = ()) -> int:
+    """Insert blobs with their chunks (inside the caller's transaction); returns chunks written.
+
+    Each item has ``sha``, ``size``, ``status``, ``skip_reason``, ``language``,
+    ``content_type`` and ``chunks`` (rows of ``ord, start_line, end_line, section,
+    symbol, kind, text, tokens, embedding``).  A blob another process cached first
+    is left as it is.  ``redo`` lists SHAs whose "too large" rows are replaced.
+    """
+    written = 0
+    if redo:
+        conn.execute("DELETE FROM rag_blob_cache WHERE chunker_version=? AND embedder_id=? AND "
+                     f"skip_reason='too large' AND blob_sha IN ({','.join('?' * len(redo))})",
+                     (chunker, embedder_id, *redo))
+    for p in items:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO rag_blob_cache(blob_sha, chunker_version, embedder_id, size, "
+            "status, skip_reason, language, content_type, n_chunks) VALUES (?,?,?,?,?,?,?,?,?)",
+            (p.sha, chunker, embedder_id, p.size, p.status, p.skip_reason, p.language,
+             p.content_type, len(p.chunks)))
+        if cur.rowcount == 0:  # another process cached it first
+            continue
+        blob_id = cur.lastrowid
+        assert blob_id is not None
+        conn.executemany(
+            "INSERT INTO rag_chunk_cache(blob_id, ord, start_line, end_line, section, symbol, "
+            "kind, text, tokens, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [(blob_id, *row) for row in p.chunks])
+        written += len(p.chunks)
+    return written
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, Any]:
+    """What ``genesis cache stats`` reports of the cache tables."""
+    blobs = conn.execute("SELECT COUNT(*), COALESCE(SUM(status='skipped'),0), "
+                         "COALESCE(SUM(size),0) FROM rag_blob_cache").fetchone()
+    chunks = conn.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(embedding)),0) "
+                          "FROM rag_chunk_cache").fetchone()
+    versions = [{"chunker": r[0], "embedder": r[1], "blobs": r[2]} for r in conn.execute(
+        "SELECT chunker_version, embedder_id, COUNT(*) FROM rag_blob_cache "
+        "GROUP BY 1, 2 ORDER BY 1, 2")]
+    mapped = conn.execute("SELECT COUNT(DISTINCT blob_id) FROM rag_session_chunk_map").fetchone()[0]
+    return {"blobs": blobs[0], "blobs_skipped": blobs[1], "blob_bytes": blobs[2],
+            "chunks": chunks[0], "embedding_bytes": chunks[1], "mapped_blobs": mapped,
+            "versions": versions}
+
+
+def unmapped(conn: sqlite3.Connection) -> list[tuple[int, str, int, str, str]]:
+    """``(id, sha, n_chunks, chunker, embedder)`` of every blob no session maps."""
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in conn.execute(
+        "SELECT b.id, b.blob_sha, b.n_chunks, b.chunker_version, b.embedder_id "
+        "FROM rag_blob_cache b WHERE NOT EXISTS "
+        "(SELECT 1 FROM rag_session_chunk_map m WHERE m.blob_id = b.id)")]
+
+
+def delete(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
+    """Remove blobs (their chunks go with them), inside the caller's transaction."""
+    conn.executemany("DELETE FROM rag_blob_cache WHERE id=?", [(i,) for i in ids])
+
+
+def count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0])
+
+
+def _plain(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor that gives tuples (``sqlite3.Row`` costs a few ms per thousand rows)."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur
+
+
+def chunk_rows(conn: sqlite3.Connection, blob_ids: Sequence[int]
+               ) -> Iterator[tuple[int, int, int, str, bytes | None]]:
+    """``(id, blob_id, start_line, tokens, embedding)`` of the chunks of ``blob_ids``, in blob
+    and chunk order within each part of 500 blobs."""
+    for i in range(0, len(blob_ids), _PART):
+        part = blob_ids[i:i + _PART]
+        marks = ",".join("?" * len(part))
+        yield from _plain(conn).execute(
+            f"SELECT id, blob_id, start_line, tokens, embedding FROM rag_chunk_cache "
+            f"WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part)
+
+
+def blob_identities(conn: sqlite3.Connection, blob_ids: Sequence[int]
+                    ) -> Iterator[tuple[int, str, str, str]]:
+    """``(id, blob_sha, chunker_version, created_at)`` of ``blob_ids``: what tells a blob row
+    from a later one that reuses its id."""
+    for i in range(0, len(blob_ids), _PART):
+        part = blob_ids[i:i + _PART]
+        marks = ",".join("?" * len(part))
+        yield from _plain(conn).execute(
+            f"SELECT id, blob_sha, chunker_version, created_at FROM rag_blob_cache "
+            f"WHERE id IN ({marks})", part)
+
+
+def chunk_details(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
+    """``(id, start_line, end_line, section, symbol, kind, text, tokens)`` of ``chunk_ids``."""
+    for i in range(0, len(chunk_ids), _PART):
+        part = chunk_ids[i:i + _PART]
+        marks = ",".join("?" * len(part))
+        yield from _plain(conn).execute(
+            "SELECT id, start_line, end_line, section, symbol, kind, text, tokens "
+            f"FROM rag_chunk_cache WHERE id IN ({marks})", part)

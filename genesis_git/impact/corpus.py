@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from genesis_git.db import sessionmap
 from genesis_git.index.classify import artifact_type, content_hint
 from genesis_git.text import tokenize
 
@@ -173,14 +174,9 @@ def _finish(files: dict[str, FileDoc]) -> dict[str, FileDoc]:
 def load_session_corpus(conn: sqlite3.Connection, session_id: str) -> Corpus:
     """Every chunk the session maps, grouped by path; files without chunks are kept (empty)."""
     files: dict[str, FileDoc] = {}
-    for path, atype in conn.execute(
-            "SELECT path, artifact_type FROM rag_session_chunk_map WHERE session_id=?",
-            (session_id,)):
+    for path, atype in sessionmap.path_types(conn, session_id):
         files[path] = FileDoc(path, atype)
-    rows = conn.execute(
-        "SELECT m.path, c.start_line, c.end_line, c.text, c.tokens, c.kind, c.symbol, c.section "
-        "FROM rag_session_chunk_map m JOIN rag_chunk_cache c ON c.blob_id = m.blob_id "
-        "WHERE m.session_id=?", (session_id,))
+    rows = sessionmap.chunks_by_path(conn, session_id)
     for path, start, end, text, tokens, kind, symbol, section in rows:
         files[path].chunks.append(ChunkDoc(start, end, text, tokens.split(), kind, symbol, section))
     return Corpus(_finish(files), session_id)

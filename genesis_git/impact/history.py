@@ -17,13 +17,13 @@ a score.
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from genesis_git.db import kv
 from genesis_git.db.connect import transaction
 from genesis_git.impact.signals import clean_requirement
 from genesis_git.repo import Repo
@@ -32,7 +32,7 @@ from genesis_git.text import tokenize
 MAX_COMMITS = 3000  # the most recent commits of HEAD's ancestry that are read
 MAX_TX_FILES = 20  # a commit touching more files is not a coupling signal
 HALF_LIFE = 400.0  # commits after which a transaction weighs half
-CACHE_PREFIX = "cochange:"
+CACHE_NAMESPACE = "cochange"
 CACHE_KEEP = 4
 CACHE_VERSION = 2  # cached HEADs kept (several worktrees at different HEADs)
 
@@ -76,37 +76,24 @@ class History:
 
 
 def _read_log(repo: Repo, head: str) -> History:
-    out = repo.git("log", "--no-merges", "--no-renames", "--name-only", "-z",
-                   f"--max-count={MAX_COMMITS}", "--format=%x01%H%x02%B%x03", head, "--")
     files: list[str] = []
     ids: dict[str, int] = {}
     hist = History(head, files, [], 0)
-    current: list[int] | None = None
-    for tok in out.split(b"\0"):
-        tok = tok.lstrip(b"\n")
-        if tok.startswith(b"\x01"):
-            if current is not None:
-                hist.transactions.append(current)
-            current = []
-            sha, _, rest = tok[1:].partition(b"\x02")
-            message, _, tail = rest.partition(b"\x03")
-            text = message.decode("utf-8", "replace")
-            hist.shas.append(sha.decode())
-            hist.subjects.append(text.strip().split("\n", 1)[0][:120])
-            hist.message_tokens.append(" ".join(tokenize(clean_requirement(text))))
-            tok = tail.lstrip(b"\n")
-            if not tok:
-                continue
-        if not tok or current is None:
-            continue
-        path = tok.decode("utf-8", "surrogateescape")
-        idx = ids.get(path)
-        if idx is None:
-            idx = ids[path] = len(files)
-            files.append(path)
-        if idx not in current:
-            current.append(idx)
-    if current is not None:
+    for commit in repo.log("%H%x02%B", head, options=("--no-merges", "--no-renames",
+                                                      f"--max-count={MAX_COMMITS}")):
+        sha, _, message = commit.header.partition(b"\x02")
+        text = message.decode("utf-8", "replace")
+        hist.shas.append(sha.decode())
+        hist.subjects.append(text.strip().split("\n", 1)[0][:120])
+        hist.message_tokens.append(" ".join(tokenize(clean_requirement(text))))
+        current: list[int] = []
+        for path in commit.paths:
+            idx = ids.get(path)
+            if idx is None:
+                idx = ids[path] = len(files)
+                files.append(path)
+            if idx not in current:
+                current.append(idx)
         hist.transactions.append(current)
     hist.changes = len(hist.transactions)
     return hist
@@ -117,12 +104,10 @@ def load_history(conn: sqlite3.Connection | None, repo: Repo) -> History:
     head = repo.head_sha()
     if head is None:
         return History(None, [], [], 0)
-    key = CACHE_PREFIX + head
     if conn is not None:
-        row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (key,)).fetchone()
-        if row is not None:
+        data = kv.get_json(conn, CACHE_NAMESPACE, head)
+        if data is not None:
             try:
-                data = json.loads(row[0])
                 if data.get("version") == CACHE_VERSION:
                     return History(head, data["files"], data["transactions"], data["changes"],
                                    data["shas"], data["subjects"], data["tokens"])
@@ -130,17 +115,12 @@ def load_history(conn: sqlite3.Connection | None, repo: Repo) -> History:
                 pass  # a damaged cache entry is rebuilt below
     hist = _read_log(repo, head)
     if conn is not None:
-        value = json.dumps({"version": CACHE_VERSION, "files": hist.files,
-                            "transactions": hist.transactions, "changes": hist.changes,
-                            "shas": hist.shas, "subjects": hist.subjects,
-                            "tokens": hist.message_tokens},
-                           ensure_ascii=False, separators=(",", ":"))
+        value = {"version": CACHE_VERSION, "files": hist.files,
+                 "transactions": hist.transactions, "changes": hist.changes,
+                 "shas": hist.shas, "subjects": hist.subjects, "tokens": hist.message_tokens}
         with transaction(conn):
-            conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)", (key, value))
-            stale = [r[0] for r in conn.execute(
-                "SELECT key FROM genesis_kv WHERE key LIKE ? ORDER BY updated_at DESC, key",
-                (CACHE_PREFIX + "%",))][CACHE_KEEP:]
-            conn.executemany("DELETE FROM genesis_kv WHERE key=?", [(k,) for k in stale])
+            kv.put_json(conn, CACHE_NAMESPACE, head, value, compact=True)
+            kv.keep_newest(conn, CACHE_NAMESPACE, CACHE_KEEP)
     return hist
 
 

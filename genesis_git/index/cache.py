@@ -1,16 +1,35 @@
-"""The shared blob cache: its key, its statistics and its garbage collection."""
+"""The shared blob cache: its key, lookups and writes, its statistics and its garbage collection.
+
+The key of a blob is ``(blob_sha, chunker_version, embedder_id)``, where the
+chunker version also names non-default chunk bounds (:func:`chunker_id`).  A
+blob and all its chunks are written in one transaction, so no session ever
+maps a half-written blob.  The SQL is :mod:`genesis_git.db.blobs`.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from genesis_git.config import DEFAULTS, Config
+from genesis_git.db import blobs
 from genesis_git.db.connect import SEARCH_DIR, store_path, transaction
 from genesis_git.embed import embedder_from_config, embedder_id
 from genesis_git.index import chunk
 from genesis_git.repo import Repo
+
+
+@dataclass
+class CachedBlob:
+    id: int
+    status: str
+    skip_reason: str | None
+    size: int
+    content_type: str | None
+    n_chunks: int
 
 
 def chunker_id(config: Config) -> str:
@@ -22,18 +41,28 @@ def chunker_id(config: Config) -> str:
     return f"{chunk.CHUNKER_VERSION}-{bounds[0]}x{bounds[1]}"
 
 
+def lookup_blobs(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str,
+                 chunker: str) -> dict[str, CachedBlob]:
+    return {sha: CachedBlob(*row) for sha, row in blobs.lookup(conn, shas, embedder_id,
+                                                                chunker).items()}
+
+
+def store_prepared(conn: sqlite3.Connection, items: Sequence[Any], embedder_id: str,
+                   chunker: str, redo: Sequence[str] = ()) -> int:
+    """Write prepared blobs (:class:`genesis_git.index.prepare.Prepared`), one transaction for
+    the batch; returns chunks written.
+
+    ``redo`` lists SHAs whose "too large" rows are replaced (the size limit was raised).
+    """
+    with transaction(conn):
+        return blobs.write(conn, items, embedder_id, chunker, redo)
+
+
 def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
     """Blobs, chunks, embeddings, sessions, saved search bases and the store's size."""
-    c = conn
-    blobs = c.execute("SELECT COUNT(*), COALESCE(SUM(status='skipped'),0), COALESCE(SUM(size),0) "
-                      "FROM rag_blob_cache").fetchone()
-    chunks = c.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(embedding)),0) "
-                       "FROM rag_chunk_cache").fetchone()
-    versions = [{"chunker": r[0], "embedder": r[1], "blobs": r[2]} for r in c.execute(
-        "SELECT chunker_version, embedder_id, COUNT(*) FROM rag_blob_cache "
-        "GROUP BY 1, 2 ORDER BY 1, 2")]
-    sessions = c.execute("SELECT COUNT(*), COALESCE(SUM(status='active'),0) FROM sessions").fetchone()
-    mapped = c.execute("SELECT COUNT(DISTINCT blob_id) FROM rag_session_chunk_map").fetchone()[0]
+    cache = blobs.counts(conn)
+    sessions = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(status='active'),0) FROM sessions").fetchone()
     db = store_path(repo)
     size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
     bases = _search_bases(repo)
@@ -42,15 +71,15 @@ def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
         "store_bytes": size,
         "search_bases": len(bases),
         "search_bytes": sum(p.stat().st_size for p in bases),
-        "blobs": blobs[0],
-        "blobs_skipped": blobs[1],
-        "blob_bytes": blobs[2],
-        "chunks": chunks[0],
-        "embedding_bytes": chunks[1],
-        "mapped_blobs": mapped,
+        "blobs": cache["blobs"],
+        "blobs_skipped": cache["blobs_skipped"],
+        "blob_bytes": cache["blob_bytes"],
+        "chunks": cache["chunks"],
+        "embedding_bytes": cache["embedding_bytes"],
+        "mapped_blobs": cache["mapped_blobs"],
         "sessions": sessions[0],
         "active_sessions": sessions[1],
-        "versions": versions,
+        "versions": cache["versions"],
     }
 
 
@@ -72,18 +101,14 @@ def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
                 head_shas.add(rec.split(b"\t", 1)[0].split(b" ")[2].decode())
     # a blob HEAD holds is kept for the next session, but only under the key it would look up
     current = (chunker_id(config), embedder_id(embedder_from_config(config)))
-    rows = conn.execute(
-        "SELECT b.id, b.blob_sha, b.n_chunks, b.chunker_version, b.embedder_id "
-        "FROM rag_blob_cache b WHERE NOT EXISTS "
-        "(SELECT 1 FROM rag_session_chunk_map m WHERE m.blob_id = b.id)").fetchall()
+    rows = blobs.unmapped(conn)
     doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas or (r[3], r[4]) != current]
     active = {r[0] for r in conn.execute("SELECT id FROM sessions WHERE status='active'")}
     stale_bases = [p for p in _search_bases(repo) if p.stem not in active]
     if not dry_run:
         if doomed:
             with transaction(conn):
-                conn.executemany("DELETE FROM rag_blob_cache WHERE id=?",
-                                     [(i,) for i, _ in doomed])
+                blobs.delete(conn, [i for i, _ in doomed])
         for p in stale_bases:
             p.unlink(missing_ok=True)
     return {
@@ -91,5 +116,5 @@ def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
         "blobs_removed": len(doomed),
         "chunks_removed": sum(n for _, n in doomed),
         "search_bases_removed": len(stale_bases),
-        "blobs_kept": conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0],
+        "blobs_kept": blobs.count(conn),
     }

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from genesis_git.db.blobs import chunk_details
 from genesis_git.embed import (
     EmbeddingError,
     HashingEmbedder,
@@ -27,7 +28,6 @@ from genesis_git.retrieve.results import Hit, SearchOptions, SearchResult
 from genesis_git.retrieve.session_index import (
     SessionIndex,
     path_tokens,
-    plain_cursor,
     session_index,
 )
 from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows, query_vector
@@ -161,14 +161,8 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
           terms: list[QueryTerm], mode: str) -> list[Hit]:
     ids = sorted({int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows})
     details: dict[int, tuple[Any, ...]] = {}
-    cur = plain_cursor(conn)
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        marks = ",".join("?" * len(part))
-        for row in cur.execute(
-                "SELECT id, start_line, end_line, section, symbol, kind, text, tokens "
-                f"FROM rag_chunk_cache WHERE id IN ({marks})", part):
-            details[row[0]] = row
+    for row in chunk_details(conn, ids):
+        details[row[0]] = row
     hits: list[Hit] = []
     for r in rows:
         cid = int(idx.chunk_ids[int(idx.rows_chunk[r])])

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from genesis_git.base import no_git_env, spawn_detached
+from genesis_git.db import sessionmap
 from genesis_git.db.connect import search_base_path
 
 if TYPE_CHECKING:
@@ -41,10 +42,7 @@ def wanted(ctx: Context, session_id: str) -> bool:
     path = search_base_path(ctx.conn, session_id)
     if path is None or path.exists():
         return False
-    row = ctx.conn.execute(
-        "SELECT COALESCE(SUM(b.n_chunks), 0) FROM rag_session_chunk_map m "
-        "JOIN rag_blob_cache b ON b.id = m.blob_id WHERE m.session_id=?", (session_id,)).fetchone()
-    return int(row[0]) >= threshold
+    return sessionmap.chunk_count(ctx.conn, session_id) >= threshold
 
 
 MARKER_TTL = 600.0  # seconds after which a build marker is taken for a crashed build

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from genesis_git.db import blobs as cache_tables
+from genesis_git.db import sessionmap
 from genesis_git.db.connect import search_base_path, store_file
 from genesis_git.retrieve import arrayfile, basebuild
 from genesis_git.retrieve.termindex import Part, TermIndex
@@ -96,21 +98,14 @@ def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
     tokens: list[list[str]] = []
     embs: list[bytes | None] = []
     wanted = [int(b) for b in blob_ids]
-    for i in range(0, len(wanted), 500):
-        part = wanted[i:i + 500]
-        marks = ",".join("?" * len(part))
-        for row in plain_cursor(conn).execute(
-                f"SELECT id, blob_id, start_line, tokens, embedding FROM rag_chunk_cache "
-                f"WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part):
-            ids.append(row[0])
-            blobs.append(row[1])
-            starts.append(row[2])
-            tokens.append(row[3].split())
-            embs.append(row[4])
-        for row in plain_cursor(conn).execute(
-                f"SELECT id, blob_sha, chunker_version, created_at FROM rag_blob_cache "
-                f"WHERE id IN ({marks})", part):
-            stamps[row[0]] = _stamp(row[1], row[2], row[3])
+    for row in cache_tables.chunk_rows(conn, wanted):
+        ids.append(row[0])
+        blobs.append(row[1])
+        starts.append(row[2])
+        tokens.append(row[3].split())
+        embs.append(row[4])
+    for ident in cache_tables.blob_identities(conn, wanted):
+        stamps[ident[0]] = _stamp(ident[1], ident[2], ident[3])
     chunk_blob = np.asarray(blobs, dtype=np.int64)
     ptr = np.searchsorted(chunk_blob, blob_ids, side="left")
     blob_ptr = np.append(ptr, len(ids)).astype(np.int64)
@@ -337,11 +332,7 @@ def _read_map(conn: sqlite3.Connection, session_id: str
     ``cache gc`` or a rebuild of the derived tables), so a saved base never
     lends old chunks to a new blob.
     """
-    rows = plain_cursor(conn).execute(
-        "SELECT m.path, m.blob_id, m.artifact_type, m.system_component, m.owner, "
-        "m.staleness_score, b.blob_sha, b.chunker_version, b.created_at "
-        "FROM rag_session_chunk_map m JOIN rag_blob_cache b ON b.id = m.blob_id "
-        "WHERE m.session_id=? ORDER BY m.path", (session_id,)).fetchall()
+    rows = sessionmap.search_rows(conn, session_id)
     blobs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
     memo: dict[int, int] = {}
     stamps = np.fromiter((memo[r[1]] if r[1] in memo else

@@ -190,9 +190,9 @@ def _bind_session(conn: sqlite3.Connection, session: sqlite3.Row, story_ids_: Se
     doc = session["source_doc"] if with_doc or notes else None
     version = None
     if doc:
-        row = conn.execute("SELECT doc_version FROM rag_session_chunk_map "
-                           "WHERE session_id=? AND path=?", (session["id"], doc)).fetchone()
-        version = row[0] if row else None
+        from genesis_git.db.sessionmap import doc_version
+
+        version = doc_version(conn, session["id"], doc)
     for sid in story_ids_:
         if doc:
             ledger.add_artifact(conn, sid, "requirement", doc_id=doc, doc_version=version,
