@@ -1,0 +1,248 @@
+"""The layers of genesis, checked over the source with ``ast``: nothing imports from a higher
+layer, no two packages import each other (directly or round a longer loop), and every module
+stays short enough to read in one sitting.
+
+Every import counts: at the top of a module, inside a function, or under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "genesis_git"
+
+# Low to high.  A module may import from its own layer and the layers below it.
+LAYERS: list[list[str]] = [
+    # the light runtime: standard library only, shared by the hooks and everything else
+    ["genesis_git", "genesis_git.base", "genesis_git.locks"],
+    ["genesis_git.errors", "genesis_git.text", "genesis_git.config", "genesis_git.repo",
+     "genesis_git.http", "genesis_git.findings", "genesis_git.embed"],
+    ["genesis_git.db", "genesis_git.hooks.runtime"],
+    ["genesis_git.index", "genesis_git.initialize"],  # scan, chunk, the blob cache
+    ["genesis_git.session"],  # the session map
+    ["genesis_git.retrieve", "genesis_git.story", "genesis_git.design",
+     "genesis_git.hooks.install"],
+    ["genesis_git.impact", "genesis_git.rag"],
+    ["genesis_git.api", "genesis_git.doctor"],
+    ["genesis_git.cli", "genesis_git.mcp", "genesis_git.hooks", "genesis_git.__main__"],
+]
+
+# modules of the light runtime may import nothing of genesis above them, nor anything
+# outside the standard library
+LIGHT = ("genesis_git.base", "genesis_git.locks")
+MAX_LINES = 450
+
+
+def modules() -> Iterator[tuple[str, Path]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        yield ".".join(parts), path
+
+
+def layer_of(module: str) -> int:
+    """The layer of the longest prefix of ``module`` that the list names."""
+    best, found = -1, -1
+    for i, names in enumerate(LAYERS):
+        for name in names:
+            within = module.startswith(name + ".") and name != "genesis_git"  # the root: itself only
+            if (module == name or within) and len(name) > best:
+                best, found = len(name), i
+    if found < 0:
+        raise AssertionError(f"{module} is in no layer: add it to LAYERS in {__file__}")
+    return found
+
+
+def imports(module: str, path: Path) -> list[tuple[int, str]]:
+    """(line, imported module) for every import of genesis in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base if is_package else base[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            # ``from genesis_git.x import y`` may import the module genesis_git.x.y
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                out.append((node.lineno, sub if _exists(sub) else target))
+    return [(line, name) for line, name in out if name.split(".")[0] == "genesis_git"]
+
+
+def _exists(module: str) -> bool:
+    rel = Path(*module.split("."))
+    return (PACKAGE.parent / rel).with_suffix(".py").is_file() or (
+        PACKAGE.parent / rel / "__init__.py").is_file()
+
+
+def package_of(module: str) -> str:
+    """``genesis_git.index`` for ``genesis_git.index.scan``; a top-level module is its own."""
+    parts = module.split(".")
+    if len(parts) >= 2 and (PACKAGE / parts[1]).is_dir():
+        return ".".join(parts[:2])
+    return module
+
+
+def test_every_module_imports_only_from_its_layer_or_below() -> None:
+    wrong = []
+    for module, path in modules():
+        mine = layer_of(module)
+        for line, target in imports(module, path):
+            if layer_of(target) > mine:
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {module} (layer {mine}) "
+                             f"imports {target} (layer {layer_of(target)})")
+    assert wrong == []
+
+
+def test_no_import_cycle_between_packages() -> None:
+    graph: dict[str, set[str]] = {}
+    for module, path in modules():
+        src = package_of(module)
+        for _, target in imports(module, path):
+            dst = package_of(target)
+            if dst != src and dst != "genesis_git":
+                graph.setdefault(src, set()).add(dst)
+    cycles = []
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert cycles == []
+
+
+def test_the_light_runtime_imports_only_the_standard_library() -> None:
+    import sys
+
+    for module, path in modules():
+        if module not in LIGHT:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        outside = [n for n in names if n.split(".")[0] not in sys.stdlib_module_names
+                   and n != "__future__"]
+        assert outside == [], module
+
+
+DERIVED = re.compile(r"\b(rag_blob_cache|rag_chunk_cache|rag_session_chunk_map|genesis_kv)\b")
+GIT_OWNERS = ("genesis_git.repo", "genesis_git.hooks.runtime")
+
+
+def code_strings(path: Path) -> Iterator[tuple[int, str]]:
+    """The string constants of a module that are not docstrings, with their lines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node.lineno, node.value
+
+
+def test_only_db_writes_sql_for_the_derived_tables() -> None:
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}" for module, path in modules()
+             if not module.startswith("genesis_git.db.")
+             for line, text in code_strings(path) if DERIVED.search(text)]
+    assert found == []
+
+
+def test_only_repo_starts_git() -> None:
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}" for module, path in modules()
+             if module not in GIT_OWNERS for line in git_commands(path)]
+    found += [f"{path.relative_to(PACKAGE.parent)}: imports {name}" for module, path in modules()
+              if module not in GIT_OWNERS for _, name in _all_imports(path) if name == "git"]
+    assert found == []
+
+
+SPAWNERS = {"Popen", "run", "call", "check_call", "check_output", "posix_spawn", "posix_spawnp",
+            "execvp", "spawnlp"}
+
+
+def git_commands(path: Path) -> Iterator[int]:
+    """Lines where a command line starts with ``"git"``: ``["git", ...]`` or a spawn call."""
+    def is_git(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and node.value == "git"
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and is_git(node.elts[0]):
+            yield node.lineno
+        elif isinstance(node, ast.Call) and node.args and is_git(node.args[0]):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
+                node.func, "id", "")
+            if name in SPAWNERS:
+                yield node.lineno
+
+
+def _all_imports(path: Path) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            yield node.lineno, node.module or ""
+
+
+def test_modules_are_short() -> None:
+    long = {module: n for module, path in modules()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+# -- the checker itself ---------------------------------------------------------------------
+
+def test_the_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("import genesis_git.cli.main\n"
+                   "from genesis_git.index import scan\n"
+                   "from . import text\n"
+                   "def f():\n    from genesis_git.api import Genesis\n"
+                   "if False:\n    from genesis_git.session import Context\n")
+    found = [name for _, name in imports("genesis_git.repo", src)]
+    assert found == ["genesis_git.cli.main", "genesis_git.index.scan", "genesis_git.text",
+                     "genesis_git.api", "genesis_git.session"]
+    assert [layer_of(n) > layer_of("genesis_git.repo") for n in found] == [
+        True, True, False, True, True]
+
+
+def test_the_string_checks_skip_docstrings_only(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text('"""Reads genesis_kv."""\n'
+                   'def f(conn):\n    """From rag_chunk_cache."""\n'
+                   '    return conn.execute("SELECT value FROM genesis_kv"), ["git", "log"]\n')
+    strings = [text for _, text in code_strings(src)]
+    assert [t for t in strings if DERIVED.search(t)] == ["SELECT value FROM genesis_kv"]
+    assert list(git_commands(src)) == [4]
+    src.write_text('import subprocess\nsubprocess.Popen(["git", "log"])\n'
+                   'os.posix_spawnp("git", argv, env)\nFinding("git", "ok", "fine")\n')
+    assert sorted(set(git_commands(src))) == [2, 3]
+
+
+def test_a_module_outside_the_list_is_named() -> None:
+    with pytest.raises(AssertionError, match="genesis_git.nowhere is in no layer"):
+        layer_of("genesis_git.nowhere")
+    assert layer_of("genesis_git.hooks.runtime") < layer_of("genesis_git.index")
+    assert layer_of("genesis_git.hooks.run") == len(LAYERS) - 1
