@@ -254,18 +254,33 @@ def unique(tokens: Iterable[str]) -> list[str]:
     return list(seen)
 
 
+# Words inside a URL or an e-mail address name where something was filed or who
+# wrote it, not what it is about: search counts them less, impact drops them.  An
+# e-mail address is matched only from the start of a word, so that a long run of
+# letters without an ``@`` costs one pass, not one pass per letter.
+LINK = re.compile(r"\b(?:https?|ftp|file)://\S+|\bwww\.\S+|"
+                  r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
+
+
+def synonym_groups(extra: Mapping[str, object] | None = None,
+                   groups: Iterable[Sequence[str]] = DEFAULT_SYNONYMS) -> list[list[str]]:
+    """``groups`` plus ``extra`` (``text.synonyms`` of the config: a term and one synonym or a
+    list of them), NFKC-normalised and lower-cased."""
+    merged: list[list[str]] = [list(g) for g in groups]
+    for key, values in (extra or {}).items():
+        more = values if isinstance(values, (list, tuple)) else [values]
+        merged.append([str(key), *[str(v) for v in more]])
+    return [[unicodedata.normalize("NFKC", m).lower() for m in g] for g in merged]
+
+
 class SynonymTable:
     """Bidirectional synonym groups; a user table from config extends the defaults."""
 
     def __init__(self, groups: Iterable[Sequence[str]] = DEFAULT_SYNONYMS,
-                 extra: Mapping[str, Sequence[str]] | None = None):
-        merged: list[list[str]] = [list(g) for g in groups]
-        for key, values in (extra or {}).items():
-            merged.append([key, *values])
+                 extra: Mapping[str, object] | None = None):
         self._by_term: dict[str, list[str]] = {}
         self._cjk_terms: list[str] = []
-        for group in merged:
-            members = [unicodedata.normalize("NFKC", m).lower() for m in group]
+        for members in synonym_groups(extra, groups):
             for m in members:
                 bucket = self._by_term.setdefault(m, [])
                 for other in members:
@@ -334,6 +349,7 @@ def analyze_query_counted(text: str, synonyms: SynonymTable | None = None,
 
 
 _DEFAULT_TABLE: SynonymTable | None = None
+_TABLES: dict[str, SynonymTable] = {}
 
 
 def default_synonyms() -> SynonymTable:
@@ -422,3 +438,16 @@ def escape_controls(text: str) -> str:
     if not any(ch < " " or ch == "\x7f" for ch in text):
         return text
     return quote_path(text)[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+
+
+def synonym_table(extra: Mapping[str, object] | None) -> SynonymTable:
+    """The default table extended by ``extra`` (``text.synonyms``), built once per content."""
+    if not extra:
+        return default_synonyms()
+    import json
+
+    key = json.dumps(extra, sort_keys=True, ensure_ascii=False, default=str)
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = SynonymTable(extra=extra)
+    return table

@@ -21,7 +21,7 @@ LAYERS: list[list[str]] = [
     # the light runtime: standard library only, shared by the hooks and everything else
     ["genesis_git", "genesis_git.base", "genesis_git.locks"],
     ["genesis_git.errors", "genesis_git.text", "genesis_git.config", "genesis_git.repo",
-     "genesis_git.http", "genesis_git.findings", "genesis_git.embed"],
+     "genesis_git.http", "genesis_git.findings", "genesis_git.embed", "genesis_git.bm25"],
     ["genesis_git.db", "genesis_git.hooks.runtime"],
     ["genesis_git.index", "genesis_git.initialize"],  # scan, chunk, the blob cache
     ["genesis_git.session"],  # the session map

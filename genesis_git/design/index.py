@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from genesis_git.bm25 import K1, B
 from genesis_git.config import Config
 from genesis_git.design.cards import chunk_card, license_known, value_keys
 from genesis_git.design.library import (
@@ -34,7 +34,6 @@ from genesis_git.design.library import (
 )
 from genesis_git.errors import GenesisError
 from genesis_git.text import (
-    DEFAULT_SYNONYMS,
     STOPCHARS_ZH,
     STOPWORDS,
     SYNONYM_WEIGHT,
@@ -42,9 +41,8 @@ from genesis_git.text import (
     tokenize,
     unique,
 )
+from genesis_git.text import synonym_groups as text_synonym_groups
 
-K1 = 1.2
-B = 0.75
 VALUE_BOOST = 0.5
 TAG_BOOST = 0.3
 PROFILE_BOOST = 0.3
@@ -72,11 +70,7 @@ AREAS: dict[str, tuple[str, ...]] = {
 
 def synonym_groups(config: Config) -> list[list[str]]:
     """Default groups plus ``text.synonyms`` of the config, NFKC-normalised and lower-cased."""
-    groups: list[list[str]] = [list(g) for g in DEFAULT_SYNONYMS]
-    for key, values in config.table("text.synonyms").items():
-        extra = [values] if isinstance(values, str) else list(values)
-        groups.append([str(key), *[str(v) for v in extra]])
-    return [[unicodedata.normalize("NFKC", m).lower() for m in g] for g in groups]
+    return text_synonym_groups(config.table("text.synonyms"))
 
 
 def area_terms() -> dict[str, list[str]]:

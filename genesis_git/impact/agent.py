@@ -28,7 +28,7 @@ from genesis_git.impact.prompt import PromptChunk, build_prompt, parse_answer
 from genesis_git.impact.rank import Ranking, RankOptions, Weights, rank
 from genesis_git.impact.result import best_chunk, cross_reference_result, evidence_lines
 from genesis_git.impact.signals import QueryInfo, analyze
-from genesis_git.text import SynonymTable, bound_query, quoted
+from genesis_git.text import SynonymTable, bound_query, quoted, synonym_table
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
@@ -94,8 +94,7 @@ class ImpactAgent:
     def _synonyms(self) -> SynonymTable | None:
         if self.config is None:
             return None
-        extra = {str(k): [str(x) for x in v] for k, v in self.config.table("text.synonyms").items()}
-        return SynonymTable(extra=extra) if extra else None
+        return synonym_table(self.config.table("text.synonyms"))
 
     def _session(self, scope: str | None) -> str:
         from genesis_git.session import ensure_session

@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from genesis_git import bm25
 from genesis_git.db import kv
 from genesis_git.db.connect import transaction
 from genesis_git.impact.signals import clean_requirement
@@ -175,8 +176,8 @@ def similar_commit_scores(hist: History, weights: Mapping[str, float], candidate
             continue
         s = 0.0
         for t, c in tf.items():
-            idf = math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5))
-            s += weights[t] * idf * c * 2.2 / (c + 1.2 * (0.25 + 0.75 * len(docs[i]) / avgdl))
+            s += weights[t] * bm25.term_score(c, bm25.norm(len(docs[i]), avgdl),
+                                              bm25.idf(n, df[t]))
         scored.append((s, i))
     scored.sort(key=lambda x: (-x[0], x[1]))
     wanted = set(candidates)

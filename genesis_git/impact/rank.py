@@ -24,10 +24,10 @@ changes often.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from genesis_git import bm25
 from genesis_git.impact.corpus import Corpus, FileDoc
 from genesis_git.impact.graph import Graph, Table, build_graph, column_tokens
 from genesis_git.impact.history import (
@@ -40,8 +40,6 @@ from genesis_git.impact.history import (
 from genesis_git.impact.signals import QueryInfo, file_flags, penalty_factor
 from genesis_git.text import tokenize
 
-K1 = 1.2
-B = 0.75
 PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
 SEED_SIGNALS = {"text", "path", "named", "definition"}
 SIGNALS = ("text", "path", "named", "definition", "graph", "fields", "cochange", "commits", "churn",
@@ -93,12 +91,11 @@ class Ranking:
     graph: Graph | None
 
 
-def _bm25(tf: int, dl: int, avgdl: float, idf: float) -> float:
-    return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+def _bm25(tf: int, dl: int, avgdl: float, term_idf: float) -> float:
+    return float(bm25.term_score(tf, bm25.norm(dl, avgdl), term_idf))
 
 
-def _idf(n: int, df: int) -> float:
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+_idf = bm25.idf
 
 
 def text_scores(corpus: Corpus, weights: dict[str, float]

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from genesis_git.text import (
+    LINK,
     MAX_QUERY_TERMS,
     QueryTerm,
     SynonymTable,
@@ -32,9 +33,6 @@ from genesis_git.text import (
 
 # -- cleaning ----------------------------------------------------------------
 
-_URL = re.compile(r"\b(?:https?|ftp)://\S+", re.IGNORECASE)
-# from the start of a word only: a long run of letters without an ``@`` is one pass
-_EMAIL = re.compile(r"<?(?<![\w.+-])[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+>?")
 _TRAILER = re.compile(
     r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|"
     r"suggested-by|helped-by|cc|change-id|dependabot-\w+)\s*:.*$", re.IGNORECASE | re.MULTILINE)
@@ -48,9 +46,8 @@ def clean_requirement(text: str) -> str:
     words (``github``, ``pull``, a person's name) only add noise.
     """
     text = unicodedata.normalize("NFKC", text)
-    text = _URL.sub(" ", text)
+    text = LINK.sub(" ", text)
     text = _TRAILER.sub(" ", text)
-    text = _EMAIL.sub(" ", text)
     return _ISSUE_REF.sub(" ", text)
 
 

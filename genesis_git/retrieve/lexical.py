@@ -37,12 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from genesis_git.bm25 import idf, norm, term_score
 from genesis_git.retrieve.session_index import SessionIndex
 from genesis_git.retrieve.termindex import Stats, bm25, term_hash
 from genesis_git.text import QueryTerm
 
-K1 = 1.2
-B = 0.75
 PATH_WEIGHT = 4.0
 FILE_WEIGHT = 0.5
 
@@ -73,7 +72,7 @@ def file_bm25(idx: SessionIndex, pairs: Sequence[tuple[str, float]]) -> np.ndarr
     dl_chunks = np.concatenate([p.content.dl for p in idx.chunk_parts]).astype(np.float64)
     dl = np.bincount(idx.chunk_blob, weights=dl_chunks, minlength=n_blobs)
     avgdl = float((idx.blob_mult * dl).sum()) / n or 1.0
-    norm = K1 * (1.0 - B + B * dl / avgdl)
+    doc_norm = norm(dl, avgdl)
     for term, weight in pairs:
         h = term_hash(term)
         tf = np.zeros(n_blobs, dtype=np.float64)
@@ -86,8 +85,7 @@ def file_bm25(idx: SessionIndex, pairs: Sequence[tuple[str, float]]) -> np.ndarr
         df = float(idx.blob_mult[hit].sum())
         if df == 0:
             continue
-        idf = float(np.log1p((n - df + 0.5) / (df + 0.5)))
-        scores[hit] += weight * idf * tf[hit] * (K1 + 1.0) / (tf[hit] + norm[hit])
+        scores[hit] += term_score(tf[hit], doc_norm[hit], idf(n, df), weight)
     return scores
 
 
@@ -95,8 +93,8 @@ def lexical_scores(idx: SessionIndex, terms: Sequence[QueryTerm],
                    path_weight: float | None = None) -> LexicalScores:
     path_weight = PATH_WEIGHT if path_weight is None else path_weight
     pairs = [(t.term, t.weight) for t in terms]
-    chunk_scores, stats = bm25(idx.chunk_parts_mult(), pairs, k1=K1, b=B)
-    path_scores, path_stats = bm25(idx.path_parts_mult(), pairs, k1=K1, b=B)
+    chunk_scores, stats = bm25(idx.chunk_parts_mult(), pairs)
+    path_scores, path_stats = bm25(idx.path_parts_mult(), pairs)
     per_chunk = np.concatenate(chunk_scores) if chunk_scores else np.zeros(0)
     per_path = np.concatenate(path_scores) if path_scores else np.zeros(0)
     content = per_chunk[idx.rows_chunk] if idx.n_rows else np.zeros(0)

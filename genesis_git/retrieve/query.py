@@ -9,14 +9,13 @@ keeps its ranking, since every term is scaled alike.
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from genesis_git.errors import GenesisError, UsageError
 from genesis_git.text import (
+    LINK,
     MAX_QUERY_TERMS,
     QueryTerm,
     SynonymTable,
@@ -28,28 +27,16 @@ from genesis_git.text import (
     tokenize,
     weightiest,
 )
+from genesis_git.text import synonym_table as text_synonym_table
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
 
-_SYNONYMS: dict[str, SynonymTable] = {}
 LINK_WEIGHT = 0.25
-
-# an e-mail address is matched only from the start of a word, so that a long run of
-# letters without an ``@`` costs one pass, not one pass per letter
-_LINK = re.compile(r"(?:https?|ftp|file)://\S+|www\.\S+|"
-                   r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+")
 
 
 def synonym_table(config: Config) -> SynonymTable:
-    extra = config.table("text.synonyms")
-    key = json.dumps(extra, sort_keys=True, ensure_ascii=False, default=str)
-    table = _SYNONYMS.get(key)
-    if table is None:
-        clean = {str(k): [str(v) for v in (vals if isinstance(vals, list) else [vals])]
-                 for k, vals in extra.items()}
-        table = _SYNONYMS[key] = SynonymTable(extra=clean)
-    return table
+    return text_synonym_table(config.table("text.synonyms"))
 
 
 def analyse(config: Config, query: str) -> list[QueryTerm]:
@@ -82,9 +69,9 @@ def analyse_bounded(config: Config, query: str) -> tuple[list[QueryTerm], list[s
 
 def _demote_links(query: str, terms: list[QueryTerm]) -> list[QueryTerm]:
     """Terms that come only from URLs and e-mail addresses count LINK_WEIGHT."""
-    if not _LINK.search(query):
+    if not LINK.search(query):
         return terms
-    rest = _LINK.sub(" ", query)
+    rest = LINK.sub(" ", query)
     plain = set(tokenize(rest))
     tokens = {t.term for t in terms if t.origin == "query"}
 

@@ -21,6 +21,8 @@ from itertools import chain
 
 import numpy as np
 
+from genesis_git.bm25 import K1, B, idf, norm, term_score
+
 _EMPTY_U64 = np.zeros(0, dtype=np.uint64)
 
 
@@ -121,19 +123,19 @@ class Stats:
     n: float
     avgdl: float
     terms: list[TermStats]
-    k1: float = 1.2
-    b: float = 0.75
+    k1: float = K1
+    b: float = B
 
     def contribution(self, term: TermStats, tf: float, dl: float) -> float:
         """One term's share of a document's score."""
         if tf <= 0 or term.df == 0:
             return 0.0
-        norm = self.k1 * (1.0 - self.b + self.b * dl / self.avgdl)
-        return term.weight * term.idf * tf * (self.k1 + 1.0) / (tf + norm)
+        return float(term_score(tf, norm(dl, self.avgdl, self.k1, self.b), term.idf, term.weight,
+                                self.k1))
 
 
-def bm25(parts: Sequence[Part], terms: Sequence[tuple[str, float]], *, k1: float = 1.2,
-         b: float = 0.75) -> tuple[list[np.ndarray], Stats]:
+def bm25(parts: Sequence[Part], terms: Sequence[tuple[str, float]], *, k1: float = K1,
+         b: float = B) -> tuple[list[np.ndarray], Stats]:
     """BM25 scores of every document of every part, with statistics over all parts.
 
     ``N`` is the sum of the multiplicities, ``avgdl`` their weighted mean
@@ -148,7 +150,7 @@ def bm25(parts: Sequence[Part], terms: Sequence[tuple[str, float]], *, k1: float
         return scores, Stats(0.0, 1.0, [TermStats(t, w, 0, 0.0) for t, w in terms], k1, b)
     avgdl = sum(float((p.mult * p.index.dl).sum()) for p in parts) / n
     avgdl = avgdl if avgdl > 0 else 1.0
-    norms = [k1 * (1.0 - b + b * p.index.dl.astype(np.float64) / avgdl) for p in parts]
+    norms = [norm(p.index.dl.astype(np.float64), avgdl, k1, b) for p in parts]
     for term, weight in terms:
         h = term_hash(term)
         found = [p.index.postings(h) for p in parts]
@@ -156,10 +158,10 @@ def bm25(parts: Sequence[Part], terms: Sequence[tuple[str, float]], *, k1: float
         if df == 0:
             stats.append(TermStats(term, weight, 0, 0.0))
             continue
-        idf = float(np.log1p((n - df + 0.5) / (df + 0.5)))
-        stats.append(TermStats(term, weight, df, idf))
-        for score, norm, (docs, tf) in zip(scores, norms, found, strict=True):
+        term_idf = idf(n, df)
+        stats.append(TermStats(term, weight, df, term_idf))
+        for score, doc_norm, (docs, tf) in zip(scores, norms, found, strict=True):
             if docs.shape[0]:
-                f = tf.astype(np.float64)
-                score[docs] += weight * idf * f * (k1 + 1.0) / (f + norm[docs])
+                score[docs] += term_score(tf.astype(np.float64), doc_norm[docs], term_idf, weight,
+                                          k1)
     return scores, Stats(n, avgdl, stats, k1, b)
