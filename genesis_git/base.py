@@ -76,13 +76,23 @@ def no_git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def spawn_detached(args: Sequence[str], payload: bytes, env: Mapping[str, str]) -> int:
-    """Start ``python args`` in its own session with ``payload`` on stdin; do not wait."""
+PASSED_FD = 3  # where spawn_detached puts the descriptor it hands over
+
+
+def spawn_detached(args: Sequence[str], payload: bytes, env: Mapping[str, str],
+                   pass_fd: int | None = None) -> int:
+    """Start ``python args`` in its own session with ``payload`` on stdin; do not wait.
+
+    ``pass_fd`` is handed to the child as descriptor :data:`PASSED_FD` (a lock the
+    child holds from then on, for example).
+    """
     in_r, in_w = os.pipe()
     actions: list[tuple[Any, ...]] = [(os.POSIX_SPAWN_DUP2, in_r, 0),
                                       (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                                       (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
                                       (os.POSIX_SPAWN_CLOSE, in_w)]
+    if pass_fd is not None:
+        actions.append((os.POSIX_SPAWN_DUP2, pass_fd, PASSED_FD))
     try:
         pid = os.posix_spawn(sys.executable, [sys.executable, *args], dict(env),
                              file_actions=actions, setsid=True)

@@ -504,17 +504,33 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
 
 
 def test_one_background_build_per_session_at_a_time(tmp_path: Path) -> None:
-    import time
-
+    from genesis_git import locks
     from genesis_git.retrieve import prebuild
 
     marker = tmp_path / "search" / "s-1.building"
-    assert prebuild._claim(marker) and marker.exists()
-    assert not prebuild._claim(marker)  # a build is running
-    old = time.time() - prebuild.MARKER_TTL - 1
-    os.utime(marker, (old, old))
-    assert prebuild._claim(marker)  # that build died long ago
-
+    fd = prebuild._claim(marker)
+    assert fd is not None and marker.exists()
+    assert prebuild._claim(marker) is None  # a build is running
+    locks.release(marker, fd)
+    assert not marker.exists()
+    # a build that dies holding the lock lets go of it, though its file stays
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from genesis_git import locks; "
+         "fd = locks.try_lock(sys.argv[1]); print(fd is not None, flush=True); sys.stdin.read()",
+         str(marker)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+        assert prebuild._claim(marker) is None
+    finally:
+        holder.kill()
+        holder.wait()
+        assert holder.stdin is not None and holder.stdout is not None
+        holder.stdin.close()
+        holder.stdout.close()
+    assert marker.exists()
+    fd = prebuild._claim(marker)
+    assert fd is not None
+    locks.release(marker, fd)
 
 def test_start_and_refresh_do_not_load_numpy(repo: Path) -> None:
     """Indexing a small delta and deciding on the background build stay numpy-free."""

@@ -14,13 +14,13 @@ import contextlib
 import hashlib
 import json
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from genesis_git import locks
 from genesis_git.config import Config, load_config
 from genesis_git.errors import GenesisError
 from genesis_git.repo import Repo, find_repo
@@ -198,31 +198,15 @@ class Library:
 
 @contextlib.contextmanager
 def file_lock(lock: Path, timeout: float = 10.0) -> Iterator[None]:
-    """Hold ``lock`` (created exclusively) for the duration of the block."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            break
-        except FileExistsError:
-            try:
-                stale = time.time() - lock.stat().st_mtime > 60
-            except FileNotFoundError:
-                continue
-            if stale:
-                lock.unlink(missing_ok=True)
-                continue
-            if time.monotonic() > deadline:
-                raise GenesisError(f"the design library is busy ({lock})",
-                                   hint="wait for the other command, or delete the lock file "
-                                   "if no genesis command is running") from None
-            time.sleep(0.05)
+    """Hold ``lock`` for the duration of the block (:mod:`genesis_git.locks`: a holder that
+    dies lets go of it)."""
     try:
-        os.write(fd, str(os.getpid()).encode())
-        os.close(fd)
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
+        with locks.hold(lock, timeout):
+            yield
+    except locks.Busy:
+        raise GenesisError(f"the design library is busy ({lock})",
+                           hint="another genesis command is writing it; try again when it "
+                           "is done") from None
 
 
 def _write_atomic(target: Path, data: bytes) -> bool:

@@ -11,8 +11,10 @@ starts ``python -m genesis_git.retrieve.prebuild`` detached (its own process
 session, no terminal, output discarded) and returns at once.  The child
 builds and saves the base exactly as a search would; a search that comes
 first builds it itself, and the file is replaced atomically either way.  A
-marker file (``<session>.building`` beside the base) keeps a second build of
-the same session from starting while one runs.
+lock (``<session>.building`` beside the base, :mod:`genesis_git.locks`), taken
+before the child starts and held by the child until it is done, keeps a
+second build of the same session from starting while one runs; a child that
+dies lets go of it.
 
 ``search.prebuild_chunks`` sets the size from which it is worth it (0 never).
 """
@@ -22,11 +24,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from genesis_git.base import no_git_env, spawn_detached
+from genesis_git import locks
+from genesis_git.base import PASSED_FD, no_git_env, spawn_detached
 from genesis_git.db import sessionmap
 from genesis_git.db.connect import search_base_path
 
@@ -45,28 +47,13 @@ def wanted(ctx: Context, session_id: str) -> bool:
     return sessionmap.chunk_count(ctx.conn, session_id) >= threshold
 
 
-MARKER_TTL = 600.0  # seconds after which a build marker is taken for a crashed build
-
-
 def _marker(base: Path) -> Path:
     return base.with_suffix(".building")
 
 
-def _claim(marker: Path) -> bool:
-    """Create the marker of a running build; ``False`` when a live build holds it."""
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(2):
-        try:
-            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-            return True
-        except FileExistsError:
-            try:
-                if time.time() - marker.stat().st_mtime < MARKER_TTL:
-                    return False
-                marker.unlink()  # left by a build that died
-            except FileNotFoundError:
-                pass
-    return False  # pragma: no cover - another process claimed it in between
+def _claim(marker: Path) -> int | None:
+    """The lock of a build of this session (its descriptor); ``None`` when a build holds it."""
+    return locks.try_lock(marker)
 
 
 def wait_running(base: Path, timeout: float = MARKER_TTL, poll: float = 0.1) -> bool:
@@ -96,15 +83,18 @@ def maybe_spawn(ctx: Context, session_id: str) -> bool:
     base = search_base_path(ctx.conn, session_id)
     if base is None or not wanted(ctx, session_id) or not hasattr(os, "posix_spawn"):
         return False
-    if not _claim(_marker(base)):
+    marker = _marker(base)
+    fd = _claim(marker)
+    if fd is None:
         return False
     payload = json.dumps({"root": str(ctx.repo.root), "session": session_id,
-                          "marker": str(_marker(base))}).encode()
+                          "marker": str(marker)}).encode()
     try:
-        spawn_detached(["-m", "genesis_git.retrieve.prebuild"], payload, no_git_env())
+        spawn_detached(["-m", "genesis_git.retrieve.prebuild"], payload, no_git_env(), pass_fd=fd)
     except OSError:  # pragma: no cover - the first search builds the base instead
-        _marker(base).unlink(missing_ok=True)
+        locks.release(marker, fd)
         return False
+    os.close(fd)  # the child holds the lock now
     return True
 
 
@@ -137,7 +127,7 @@ def main() -> int:  # pragma: no cover - runs detached; the test watches for its
         return 1
     finally:
         if marker is not None:
-            marker.unlink(missing_ok=True)
+            locks.release(marker, PASSED_FD)  # the lock maybe_spawn handed over
     return 0
 
 
