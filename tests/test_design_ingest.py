@@ -18,8 +18,8 @@ from genesis_git.design.cards import (
     normalize_tokens,
     split_text,
 )
-from genesis_git.design.images import image_info
 from genesis_git.design.docparse import parse_doc
+from genesis_git.design.images import image_info
 from genesis_git.design.library import open_library
 
 from helpers import (
