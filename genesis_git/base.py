@@ -36,6 +36,7 @@ WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint
 # the number of migrations in genesis_git.db.migrations; a store whose
 # ``PRAGMA user_version`` equals it needs none (tests hold the two equal)
 SCHEMA_VERSION = 3
+DEFAULT_STORY_PATTERN = r"[A-Z][A-Z0-9]+-\d+"  # story.pattern when the config sets none
 KEEP_GIT_VARS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
                  "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL")
 
@@ -46,6 +47,13 @@ def store_dir(common_dir: str) -> str:
     if home:
         return os.path.expanduser(home)
     return os.path.join(common_dir, "genesis")
+
+
+def project_id(common_dir: str) -> str:
+    """Stable for a clone: the main worktree's folder name (the folder of the common dir)."""
+    common = common_dir.rstrip("/")
+    main = os.path.dirname(common) if os.path.basename(common) == ".git" else common
+    return os.path.basename(main)
 
 
 def busy_timeout_ms() -> int:

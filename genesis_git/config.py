@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from genesis_git.base import DEFAULT_STORY_PATTERN
 from genesis_git.errors import ConfigError, GenesisError
 
 if sys.version_info >= (3, 11):
@@ -58,7 +59,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "synonyms": {},
     },
     "story": {
-        "pattern": r"[A-Z][A-Z0-9]+-\d+",
+        "pattern": DEFAULT_STORY_PATTERN,
         "prefixes": [],
         "ignore": [],
         "require_story": False,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genesis_git.base import no_git_env
+from genesis_git.base import project_id as base_project_id
 from genesis_git.errors import EnvironmentProblem, GenesisError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -225,8 +226,7 @@ class Repo:
     @property
     def project_id(self) -> str:
         """Stable for a clone: the main worktree's folder name."""
-        main = self.common_dir.parent if self.common_dir.name == ".git" else self.common_dir
-        return main.name
+        return base_project_id(str(self.common_dir))
 
     def head_sha(self) -> str | None:
         proc = run_git(["rev-parse", "--verify", "-q", "HEAD"], self.root, check=False)

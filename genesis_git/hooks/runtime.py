@@ -30,6 +30,7 @@ import select
 
 from genesis_git.base import (
     DB_NAME,
+    DEFAULT_STORY_PATTERN,
     PAGE_SIZE,
     SCHEMA_VERSION,
     WAL_LIMIT,
@@ -38,6 +39,7 @@ from genesis_git.base import (
     schema_version,
     spawn_detached,
 )
+from genesis_git.base import project_id as _project_id
 from genesis_git.base import store_dir as _store_dir
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from genesis_git.repo import Repo
     from genesis_git.story.commits import StoryRules
 
-DEFAULT_PATTERN = r"[A-Z][A-Z0-9]+-\d+"
+DEFAULT_PATTERN = DEFAULT_STORY_PATTERN
 LIGHT_ENV = ("GENESIS_STORY_PATTERN", "GENESIS_STORY_REQUIRE_STORY")
 __all__ = ["DEFAULT_PATTERN", "GitFailed", "HookRepo", "no_git_env", "open_store", "run_git",
            "spawn_detached", "store_dir", "store_path", "story_settings"]
@@ -135,9 +137,7 @@ class HookRepo:
     @property
     def project_id(self) -> str:
         """As :attr:`genesis_git.repo.Repo.project_id`."""
-        common = self.common_dir.rstrip("/")
-        main = os.path.dirname(common) if os.path.basename(common) == ".git" else common
-        return os.path.basename(main)
+        return _project_id(self.common_dir)
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
             env: Mapping[str, str] | None = None) -> bytes:
