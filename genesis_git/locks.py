@@ -67,3 +67,18 @@ def hold(path: str | os.PathLike[str], timeout: float = 10.0) -> Iterator[None]:
         yield
     finally:
         release(path, fd)
+
+
+def held(path: str | os.PathLike[str]) -> bool:
+    """Whether a live process holds the lock at ``path`` (a file without a holder is no lock)."""
+    try:
+        fd = os.open(os.fspath(path), os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing lets go of a lock taken just to look
+    return False

@@ -28,7 +28,7 @@ LAYERS: list[list[str]] = [
     ["genesis_git.retrieve", "genesis_git.story", "genesis_git.design",
      "genesis_git.hooks.install"],
     ["genesis_git.impact", "genesis_git.rag"],
-    ["genesis_git.api", "genesis_git.doctor"],
+    ["genesis_git.api", "genesis_git.doctor", "genesis_git.background"],
     ["genesis_git.cli", "genesis_git.mcp", "genesis_git.hooks", "genesis_git.__main__"],
 ]
 
@@ -42,6 +42,8 @@ MAX_LINES = 450
 EXCEPTIONS = {
     "genesis_git.ledger.records": "starts git itself and is over MAX_LINES: its git calls "
                                   "belong in repo.py (or the hooks' runtime) and it is to be split",
+    "genesis_git.retrieve.session_index": "over MAX_LINES since the search base is built in "
+                                          "batches: basebuild.py is to take more of it",
 }
 
 
@@ -157,7 +159,8 @@ def test_the_light_runtime_imports_only_the_standard_library() -> None:
         assert outside == [], module
 
 
-DERIVED = re.compile(r"\b(rag_blob_cache|rag_chunk_cache|rag_session_chunk_map|genesis_kv)\b")
+# the derived tables of the store; rag_store_chunks is the seed RagStore's own file
+DERIVED = re.compile(r"\b(rag_(?!store_chunks)\w+|genesis_kv)\b")
 GIT_OWNERS = ("genesis_git.repo", "genesis_git.hooks.runtime")
 
 

@@ -98,10 +98,10 @@ def test_a_spilled_array_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_search_waits_for_the_running_background_build(session, genesis_env: Path) -> None:
-    import os
     import threading
     import time
 
+    from genesis_git import locks
     from genesis_git.retrieve import prebuild
 
     ctx, sid = session
@@ -111,12 +111,13 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
     hidden = base.with_name("hidden")
     base.rename(hidden)
     marker = base.with_suffix(".building")
-    marker.write_text("")
+    held = locks.try_lock(marker)  # as the background build holds it
+    assert held is not None
 
     def finish() -> None:
         time.sleep(0.3)
         hidden.rename(base)
-        marker.unlink()
+        locks.release(marker, held)
 
     worker = threading.Thread(target=finish)
     t0 = time.monotonic()
@@ -126,9 +127,7 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
     assert time.monotonic() - t0 >= 0.3
     assert not idx.rebuilt  # it took the background build's file
     marker.write_text("")
-    old = time.time() - prebuild.MARKER_TTL - 1
-    os.utime(marker, (old, old))
-    assert not prebuild.wait_running(base)  # a marker left by a dead build is not waited for
+    assert not prebuild.wait_running(base)  # a file left by a dead build holds no lock
     assert prebuild.wait_running(base.with_name("none.idx")) is False
 
 

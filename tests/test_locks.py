@@ -52,3 +52,17 @@ def test_a_taker_of_a_deleted_file_takes_the_new_one(tmp_path: Path,
     assert fd is not None and calls
     assert os.fstat(fd).st_ino == real_stat(lock).st_ino  # it holds the file at the path
     locks.release(lock, fd)
+
+
+def test_held_tells_a_live_holder_from_a_left_file(tmp_path: Path) -> None:
+    lock = tmp_path / ".lock"
+    assert not locks.held(lock)  # no file
+    fd = locks.try_lock(lock)
+    assert fd is not None and locks.held(lock)
+    assert locks.held(lock)  # looking does not take it away
+    locks.release(lock, fd)
+    lock.write_text("")
+    assert not locks.held(lock)  # a file nobody holds
+    fd = locks.try_lock(lock)  # and looking left it free
+    assert fd is not None
+    locks.release(lock, fd)

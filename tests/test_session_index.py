@@ -470,6 +470,7 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
         repo: Path, genesis_env: Path, monkeypatch) -> None:
     import time
 
+    from genesis_git import background
     from genesis_git.db.connect import search_base_path
     from genesis_git.retrieve import prebuild
     from genesis_git.retrieve.session_index import session_index
@@ -498,9 +499,9 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
     monkeypatch.setenv("GENESIS_SEARCH_PREBUILD_CHUNKS", "1")
     ctx = open_context()
     assert prebuild.wanted(ctx, session_id)
-    assert prebuild.build(str(repo), session_id) and base.exists()
+    assert background.build(str(repo), session_id) and base.exists()
     runner.invoke(app, ["session", "end"])
-    assert not prebuild.build(str(repo), session_id)  # an ended session gets no base
+    assert not background.build(str(repo), session_id)  # an ended session gets no base
 
 
 def test_one_background_build_per_session_at_a_time(tmp_path: Path) -> None:

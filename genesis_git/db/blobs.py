@@ -127,12 +127,12 @@ def _plain(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cur
 
 
-def chunk_rows(conn: sqlite3.Connection, blob_ids: Sequence[int]
+def chunk_rows(conn: sqlite3.Connection, blob_ids: Sequence[int], part_size: int = _PART
                ) -> Iterator[tuple[int, int, int, str, bytes | None]]:
     """``(id, blob_id, start_line, tokens, embedding)`` of the chunks of ``blob_ids``, in blob
-    and chunk order within each part of 500 blobs."""
-    for i in range(0, len(blob_ids), _PART):
-        part = blob_ids[i:i + _PART]
+    and chunk order within each part of ``part_size`` blobs."""
+    for i in range(0, len(blob_ids), part_size):
+        part = blob_ids[i:i + part_size]
         marks = ",".join("?" * len(part))
         yield from _plain(conn).execute(
             f"SELECT id, blob_id, start_line, tokens, embedding FROM rag_chunk_cache "
@@ -159,3 +159,87 @@ def chunk_details(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> Iterato
         yield from _plain(conn).execute(
             "SELECT id, start_line, end_line, section, symbol, kind, text, tokens "
             f"FROM rag_chunk_cache WHERE id IN ({marks})", part)
+
+
+def chunk_count_and_dim(conn: sqlite3.Connection, blob_ids: Sequence[int],
+                        part_size: int = _PART) -> tuple[int, int]:
+    """The chunks of ``blob_ids`` and the dimension of their embeddings (0: none)."""
+    total, dim = 0, 0
+    for i in range(0, len(blob_ids), part_size):
+        part = blob_ids[i:i + part_size]
+        marks = ",".join("?" * len(part))
+        total += int(conn.execute(f"SELECT COUNT(*) FROM rag_chunk_cache WHERE blob_id IN ({marks})",
+                                  part).fetchone()[0])
+        if not dim:
+            row = conn.execute(
+                f"SELECT length(embedding) FROM rag_chunk_cache WHERE blob_id IN ({marks}) "
+                f"AND embedding IS NOT NULL AND length(embedding) > 0 LIMIT 1", part).fetchone()
+            dim = int(row[0]) // 4 if row else 0
+    return total, dim
+
+
+def chunk_contents(conn: sqlite3.Connection, blob_ids: Sequence[int]
+                   ) -> Iterator[tuple[Any, ...]]:
+    """``(blob_id, start_line, end_line, text, tokens, kind, symbol, section)`` of every chunk of
+    ``blob_ids``, in blob and chunk order within each part."""
+    for part in _parts_of(blob_ids, _PART):
+        marks = ",".join("?" * len(part))
+        yield from conn.execute(
+            "SELECT blob_id, start_line, end_line, text, tokens, kind, symbol, section "
+            f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part)
+
+
+def chunk_tokens_and_texts(conn: sqlite3.Connection, blob_ids: Sequence[int],
+                           part_size: int = 200) -> Iterator[tuple[str, str]]:
+    """``(tokens, text)`` of every chunk of ``blob_ids``, ``part_size`` blobs at a time."""
+    for part in _parts_of(blob_ids, part_size):
+        marks = ",".join("?" * len(part))
+        yield from conn.execute(
+            f"SELECT tokens, text FROM rag_chunk_cache WHERE blob_id IN ({marks})", part)
+
+
+def chunk_fact_rows(conn: sqlite3.Connection, blob_ids: Sequence[int]
+                    ) -> Iterator[tuple[Any, ...]]:
+    """``(blob_id, start_line, end_line, kind, symbol, text, section)`` of every chunk of
+    ``blob_ids`` (one query: the caller bounds the batch), in blob and chunk order."""
+    marks = ",".join("?" * len(blob_ids))
+    yield from conn.execute(
+        f"SELECT blob_id, start_line, end_line, kind, symbol, text, section "
+        f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", list(blob_ids))
+
+
+def facts_present(conn: sqlite3.Connection, blob_ids: Sequence[int], version: int) -> set[int]:
+    """The blobs of ``blob_ids`` (one batch) whose facts of ``version`` are stored."""
+    marks = ",".join("?" * len(blob_ids))
+    return {r[0] for r in conn.execute(
+        f"SELECT blob_id FROM rag_blob_facts WHERE version=? AND blob_id IN ({marks})",
+        (version, *blob_ids))}
+
+
+def write_facts(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, str]]) -> None:
+    """Store ``(blob_id, version, facts)`` rows in one transaction; a blob removed meanwhile
+    (``cache gc``) takes no facts."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany(
+            "INSERT OR REPLACE INTO rag_blob_facts(blob_id, version, facts) "
+            "SELECT id, ?, ? FROM rag_blob_cache WHERE id=?",
+            [(v, f, b) for b, v, f in rows])
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def read_facts(conn: sqlite3.Connection, blob_ids: Sequence[int], version: int
+               ) -> Iterator[tuple[int, str]]:
+    """``(blob_id, facts)`` of the blobs of ``blob_ids`` (one batch) with facts of ``version``."""
+    marks = ",".join("?" * len(blob_ids))
+    yield from conn.execute(
+        f"SELECT blob_id, facts FROM rag_blob_facts WHERE version=? AND blob_id IN ({marks})",
+        (version, *blob_ids))
+
+
+def _parts_of(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]

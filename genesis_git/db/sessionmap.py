@@ -119,3 +119,18 @@ def doc_version(conn: sqlite3.Connection, session_id: str, path: str) -> str | N
     row = conn.execute("SELECT doc_version FROM rag_session_chunk_map "
                        "WHERE session_id=? AND path=?", (session_id, path)).fetchone()
     return None if row is None else row[0]
+
+
+def paths_and_blobs(conn: sqlite3.Connection, session_id: str
+                    ) -> Iterator[tuple[str, str, int | None]]:
+    """``(path, artifact_type, blob_id)`` of every path of the session."""
+    yield from conn.execute(
+        "SELECT path, artifact_type, blob_id FROM rag_session_chunk_map WHERE session_id=?",
+        (session_id,))
+
+
+def blob_ids(conn: sqlite3.Connection, session_id: str) -> list[int]:
+    """The cached blobs the session maps (once per path)."""
+    return [int(r[0]) for r in conn.execute(
+        "SELECT blob_id FROM rag_session_chunk_map WHERE session_id=? AND blob_id IS NOT NULL",
+        (session_id,))]

@@ -217,8 +217,8 @@ def load_context_corpus(ctx: Context, session_id: str) -> Corpus:
     missing), tables, methods and imports from the blobs' prepared facts; a
     long-lived process may keep the result while the store is unchanged.
     """
-    from genesis_git.impact.stats import TextStats
     from genesis_git.embed import embedder_id, get_embedder
+    from genesis_git.impact.stats import TextStats
     from genesis_git.retrieve.session_index import session_index
 
     idx = session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))

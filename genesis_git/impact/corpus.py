@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from genesis_git.db import sessionmap
+from genesis_git.db import blobs, sessionmap
 from genesis_git.index.classify import artifact_type, content_hint
 from genesis_git.text import tokenize
 
@@ -98,16 +98,11 @@ class Corpus:
             by_blob.setdefault(doc.blob_id, []).append(doc)
             doc.chunks = []
         ids = sorted(by_blob)
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for bid, start, end, text, tokens, kind, symbol, section in self.conn.execute(
-                    "SELECT blob_id, start_line, end_line, text, tokens, kind, symbol, section "
-                    f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord",
-                    part):
-                for doc in by_blob[bid]:
-                    doc.chunks.append(ChunkDoc(start, end, text, tokens.split(), kind, symbol,
-                                               section))
+        for bid, start, end, text, tokens, kind, symbol, section in blobs.chunk_contents(
+                self.conn, ids):
+            for doc in by_blob[bid]:
+                doc.chunks.append(ChunkDoc(start, end, text, tokens.split(), kind, symbol,
+                                           section))
         for doc in wanted.values():
             doc.chunks.sort(key=lambda c: (c.start_line, c.end_line))
             doc.facts = None  # whole now
@@ -122,12 +117,8 @@ class Corpus:
             return
         ids = sorted({d.blob_id for d in self.files.values()
                       if d.facts is not None and d.blob_id is not None})
-        for i in range(0, len(ids), 200):
-            part = ids[i:i + 200]
-            marks = ",".join("?" * len(part))
-            for tokens, text in self.conn.execute(
-                    f"SELECT tokens, text FROM rag_chunk_cache WHERE blob_id IN ({marks})", part):
-                yield tokens.split(), text
+        for tokens, text in blobs.chunk_tokens_and_texts(self.conn, ids, 200):
+            yield tokens.split(), text
 
     def vocabulary(self) -> dict[str, str]:
         """Every distinct token and identifier of the corpus: lower-case key -> as written."""
@@ -193,9 +184,7 @@ def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextS
 
     files: dict[str, FileDoc] = {}
     by_blob: dict[int, list[FileDoc]] = {}
-    for path, atype, blob_id in conn.execute(
-            "SELECT path, artifact_type, blob_id FROM rag_session_chunk_map WHERE session_id=?",
-            (session_id,)):
+    for path, atype, blob_id in sessionmap.paths_and_blobs(conn, session_id):
         doc = files[path] = FileDoc(path, atype, blob_id=blob_id)
         if blob_id is not None:
             by_blob.setdefault(blob_id, []).append(doc)

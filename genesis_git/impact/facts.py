@@ -22,6 +22,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from genesis_git.db import blobs
 from genesis_git.impact.graph import (
     TableFact,
     class_methods,
@@ -131,10 +132,7 @@ def missing(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> list[int]:
     wanted = sorted({int(b) for b in blob_ids})
     out: list[int] = []
     for part in _parts(wanted):
-        marks = ",".join("?" * len(part))
-        have = {r[0] for r in conn.execute(
-            f"SELECT blob_id FROM rag_blob_facts WHERE version=? AND blob_id IN ({marks})",
-            (FACTS_VERSION, *part))}
+        have = blobs.facts_present(conn, part, FACTS_VERSION)
         out.extend(b for b in part if b not in have)
     return out
 
@@ -144,24 +142,11 @@ def ensure(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> int:
     todo = missing(conn, blob_ids)
     done = 0
     for part in _parts(todo, _BATCH_BLOBS):
-        marks = ",".join("?" * len(part))
         chunks: dict[int, list[ChunkText]] = {b: [] for b in part}
-        for bid, start, end, kind, symbol, text, section in conn.execute(
-                f"SELECT blob_id, start_line, end_line, kind, symbol, text, section "
-                f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part):
+        for bid, start, end, kind, symbol, text, section in blobs.chunk_fact_rows(conn, part):
             chunks[bid].append((start, end, kind, symbol, text, section))
         rows = [(b, FACTS_VERSION, compute(c).dumps()) for b, c in chunks.items()]
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # a blob removed meanwhile (cache gc) takes no facts: the join keeps only live ones
-            conn.executemany(
-                "INSERT OR REPLACE INTO rag_blob_facts(blob_id, version, facts) "
-                "SELECT id, ?, ? FROM rag_blob_cache WHERE id=?",
-                [(v, f, b) for b, v, f in rows])
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        blobs.write_facts(conn, rows)
         done += len(rows)
     return done
 
@@ -172,9 +157,6 @@ def load(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> dict[int, BlobFac
     ensure(conn, wanted)
     out: dict[int, BlobFacts] = {}
     for part in _parts(wanted):
-        marks = ",".join("?" * len(part))
-        for bid, raw in conn.execute(
-                f"SELECT blob_id, facts FROM rag_blob_facts WHERE version=? AND blob_id IN ({marks})",
-                (FACTS_VERSION, *part)):
+        for bid, raw in blobs.read_facts(conn, part, FACTS_VERSION):
             out[bid] = BlobFacts.loads(raw)
     return out

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genesis_git.db import blobs
 from genesis_git.retrieve import arrayfile
 from genesis_git.retrieve.termindex import TermIndex
 
@@ -61,32 +62,12 @@ class _Spill:
 
 def _chunk_rows(conn: sqlite3.Connection, blob_ids: np.ndarray
                 ) -> Iterator[tuple[int, int, int, str, bytes | None]]:
-    cur = conn.cursor()
-    cur.row_factory = None
-    wanted = [int(b) for b in blob_ids]
-    for i in range(0, len(wanted), _IN_SQL):
-        part = wanted[i:i + _IN_SQL]
-        marks = ",".join("?" * len(part))
-        yield from cur.execute(
-            f"SELECT id, blob_id, start_line, tokens, embedding FROM rag_chunk_cache "
-            f"WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part)
+    return blobs.chunk_rows(conn, [int(b) for b in blob_ids], _IN_SQL)
 
 
 def _chunk_count(conn: sqlite3.Connection, blob_ids: np.ndarray) -> tuple[int, int]:
     """Chunks of ``blob_ids`` and the dimension of their embeddings (0: none)."""
-    wanted = [int(b) for b in blob_ids]
-    total, dim = 0, 0
-    for i in range(0, len(wanted), _IN_SQL):
-        part = wanted[i:i + _IN_SQL]
-        marks = ",".join("?" * len(part))
-        total += int(conn.execute(f"SELECT COUNT(*) FROM rag_chunk_cache WHERE blob_id IN ({marks})",
-                                  part).fetchone()[0])
-        if not dim:
-            row = conn.execute(
-                f"SELECT length(embedding) FROM rag_chunk_cache WHERE blob_id IN ({marks}) "
-                f"AND embedding IS NOT NULL AND length(embedding) > 0 LIMIT 1", part).fetchone()
-            dim = int(row[0]) // 4 if row else 0
-    return total, dim
+    return blobs.chunk_count_and_dim(conn, [int(b) for b in blob_ids], _IN_SQL)
 
 
 VECTOR_DTYPE = np.dtype(np.float16)  # unit vectors of the base

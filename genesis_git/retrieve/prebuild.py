@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from genesis_git import locks
-from genesis_git.base import PASSED_FD, no_git_env, spawn_detached
+from genesis_git.base import no_git_env, spawn_detached
 from genesis_git.db import sessionmap
 from genesis_git.db.connect import search_base_path
 
@@ -56,22 +56,20 @@ def _claim(marker: Path) -> int | None:
     return locks.try_lock(marker)
 
 
-def wait_running(base: Path, timeout: float = MARKER_TTL, poll: float = 0.1) -> bool:
+WAIT_MAX = 600.0  # seconds a search waits at most for a background build
+
+
+def wait_running(base: Path, timeout: float = WAIT_MAX, poll: float = 0.1) -> bool:
     """Wait while a live background build of ``base`` runs; ``True`` when one was waited for.
 
     A search that needs the base while the background process builds it waits
     for that file instead of building a second copy beside it on the same cores.
+    A build that died holds no lock, so it is not waited for.
     """
     marker = _marker(base)
     waited = False
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            age = time.time() - marker.stat().st_mtime
-        except FileNotFoundError:
-            return waited
-        if age >= MARKER_TTL:
-            return waited  # left by a build that died
+    while time.monotonic() < deadline and locks.held(marker):
         waited = True
         time.sleep(poll)
     return waited
@@ -90,46 +88,9 @@ def maybe_spawn(ctx: Context, session_id: str) -> bool:
     payload = json.dumps({"root": str(ctx.repo.root), "session": session_id,
                           "marker": str(marker)}).encode()
     try:
-        spawn_detached(["-m", "genesis_git.retrieve.prebuild"], payload, no_git_env(), pass_fd=fd)
+        spawn_detached(["-m", "genesis_git.background"], payload, no_git_env(), pass_fd=fd)
     except OSError:  # pragma: no cover - the first search builds the base instead
         locks.release(marker, fd)
         return False
     os.close(fd)  # the child holds the lock now
     return True
-
-
-def build(root: str, session_id: str) -> bool:
-    """Build and save the base of ``session_id`` if it is still the active one."""
-    from genesis_git.embed import embedder_id, get_embedder
-    from genesis_git.retrieve.session_index import session_index
-    from genesis_git.session import open_context
-
-    ctx = open_context(root)
-    row = ctx.conn.execute("SELECT status FROM sessions WHERE id=?", (session_id,)).fetchone()
-    if row is None or row[0] != "active":
-        return False
-    session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)), wait=False)
-    from genesis_git.impact import facts
-
-    facts.ensure(ctx.conn, (r[0] for r in ctx.conn.execute(
-        "SELECT blob_id FROM rag_session_chunk_map WHERE session_id=? AND blob_id IS NOT NULL",
-        (session_id,))))
-    return True
-
-
-def main() -> int:  # pragma: no cover - runs detached; the test watches for its file
-    marker = None
-    try:
-        request = json.loads(sys.stdin.buffer.read() or b"{}")
-        marker = Path(request["marker"]) if request.get("marker") else None
-        build(str(request["root"]), str(request["session"]))
-    except Exception:  # noqa: BLE001 - an optimisation only; a search builds the base itself
-        return 1
-    finally:
-        if marker is not None:
-            locks.release(marker, PASSED_FD)  # the lock maybe_spawn handed over
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

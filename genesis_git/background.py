@@ -1,0 +1,53 @@
+"""The background build that a large ``session start`` or ``refresh`` starts
+(:func:`genesis_git.retrieve.prebuild.maybe_spawn`): the session's search base,
+then impact investigation's per-blob facts, so that the first search and the
+first impact are quick.
+
+It runs as ``python -m genesis_git.background``, detached, with the request on
+stdin and the session's build lock handed over as descriptor
+:data:`genesis_git.base.PASSED_FD`; it lets go of the lock when it is done, and
+the kernel does if it dies.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from genesis_git import locks
+from genesis_git.base import PASSED_FD
+from genesis_git.db import sessionmap
+from genesis_git.embed import embedder_id, get_embedder
+from genesis_git.impact import facts
+from genesis_git.retrieve.session_index import session_index
+from genesis_git.session import open_context
+
+
+def build(root: str, session_id: str) -> bool:
+    """Build and save the base of ``session_id`` if it is still the active one."""
+    ctx = open_context(root)
+    row = ctx.conn.execute("SELECT status FROM sessions WHERE id=?", (session_id,)).fetchone()
+    if row is None or row[0] != "active":
+        return False
+    session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)), wait=False)
+    facts.ensure(ctx.conn, sessionmap.blob_ids(ctx.conn, session_id))
+    return True
+
+
+def main() -> int:  # pragma: no cover - runs detached; the test watches for its file
+    marker = None
+    try:
+        request = json.loads(sys.stdin.buffer.read() or b"{}")
+        marker = Path(request["marker"]) if request.get("marker") else None
+        build(str(request["root"]), str(request["session"]))
+    except Exception:  # noqa: BLE001 - an optimisation only; a search builds the base itself
+        return 1
+    finally:
+        if marker is not None:
+            locks.release(marker, PASSED_FD)  # the lock maybe_spawn handed over
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
