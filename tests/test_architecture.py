@@ -27,7 +27,7 @@ LAYERS: list[list[str]] = [
     ["genesis_git.session"],  # the session map
     ["genesis_git.retrieve", "genesis_git.story", "genesis_git.design",
      "genesis_git.hooks.install"],
-    ["genesis_git.impact", "genesis_git.rag"],
+    ["genesis_git.impact", "genesis_git.rag", "genesis_git.mirror"],
     ["genesis_git.api", "genesis_git.doctor", "genesis_git.background"],
     ["genesis_git.cli", "genesis_git.mcp", "genesis_git.hooks", "genesis_git.__main__"],
 ]

@@ -1,10 +1,11 @@
 """Numbered schema migrations, recorded in ``_genesis_migrations``.
 
 Each migration is a function ``mNNN_name(conn)``; it runs in one transaction
-and is recorded by name.  The number of migrations is also written to
-``PRAGMA user_version`` (:data:`genesis_git.base.SCHEMA_VERSION`), so that the
-hooks see that a store is up to date without importing this module.  They run every time the store is opened.  A store
-that records a migration this version does not know was written by a newer
+and is recorded by name.  They run every time the store is opened.  The
+number of migrations is also written to ``PRAGMA user_version``;
+:data:`genesis_git.base.SCHEMA_VERSION` names the same number (a test holds
+them equal), so that the hooks see that a store is up to date without
+importing this module.  A store that records a migration this version does not know was written by a newer
 genesis and is refused.
 
 Two layers live here (seed 002 §4, §5):
@@ -27,7 +28,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from genesis_git.base import SCHEMA_VERSION, schema_version
+from genesis_git.base import schema_version
 from genesis_git.errors import StoreError
 
 ARTIFACT_TYPES = ("REQ", "ARCH", "API", "DB", "UI", "CODE", "OTHER")
@@ -270,8 +271,8 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             f"the genesis store was written by a newer genesis (it has migration {unknown[-1]})",
             hint="upgrade genesis (pip install -U genesis-git)")
     if len(done) == len(MIGRATIONS):
-        if schema_version(conn) != SCHEMA_VERSION:  # a store migrated before the version was kept
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if schema_version(conn) != len(MIGRATIONS):  # migrated before the version was kept
+            conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
         return []
     ran: list[str] = []
     conn.execute("BEGIN IMMEDIATE")
@@ -288,7 +289,7 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
                 conn.execute(stmt)
             conn.execute("INSERT INTO _genesis_migrations(name) VALUES (?)", (fn.__name__,))
             ran.append(fn.__name__)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
