@@ -29,7 +29,8 @@ LAYERS: list[list[str]] = [
      "genesis_git.hooks.install"],
     ["genesis_git.impact", "genesis_git.rag", "genesis_git.mirror"],
     ["genesis_git.api", "genesis_git.doctor", "genesis_git.background"],
-    ["genesis_git.cli", "genesis_git.mcp", "genesis_git.hooks", "genesis_git.__main__"],
+    ["genesis_git.cli", "genesis_git.mcp", "genesis_git.mcp_server", "genesis_git.hooks",
+     "genesis_git.__main__"],
 ]
 
 # modules of the light runtime may import nothing of genesis above them, nor anything
@@ -42,6 +43,9 @@ MAX_LINES = 450
 EXCEPTIONS = {
     "genesis_git.ledger.records": "starts git itself and is over MAX_LINES: its git calls "
                                   "belong in repo.py (or the hooks' runtime) and it is to be split",
+    "genesis_git.api": "over MAX_LINES since every command goes through it: to be split by "
+                       "command group",
+    "genesis_git.mcp_server": "over MAX_LINES: the tool table and the protocol loop are to part",
     "genesis_git.retrieve.session_index": "over MAX_LINES since the search base is built in "
                                           "batches: basebuild.py is to take more of it",
 }
