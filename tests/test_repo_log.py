@@ -6,7 +6,7 @@ from pathlib import Path
 
 from genesis_git.repo import find_repo
 
-from conftest import git, make_repo, write
+from helpers import git, make_repo, write
 
 
 def test_log_streams_headers_and_paths_newest_first(tmp_path: Path) -> None:
