@@ -133,7 +133,7 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
 
 def test_vectors_are_float16_and_score_as_float32_would(session, genesis_env: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from genesis_git.rag.embeddings import get_embedder
+    from genesis_git.embed import get_embedder
     from genesis_git.retrieve import vectors
 
     ctx, sid = session
