@@ -128,6 +128,9 @@ class Genesis:
             db = store_path(self.repo)
             conn = connect(db)
             replay_journal(conn, db)  # bindings the hooks left while the store was busy
+            from genesis_git.ledger.view import refresh_quietly
+
+            refresh_quietly(conn, self.repo)  # a ledger ref that moved (git fetch) updates it
             self._ctx = Context(self.repo, self.config, conn)
         return self._ctx
 
@@ -151,11 +154,12 @@ class Genesis:
         return lib
 
     # -- the repository ---------------------------------------------------------
-    def init(self) -> dict[str, Any]:
-        """Create the store and a commented ``.genesis.toml`` (idempotent)."""
+    def init(self, *, share: bool = False) -> dict[str, Any]:
+        """Create the store and a commented ``.genesis.toml`` (idempotent); ``share`` writes
+        ``[ledger] share = true``.  When sharing is on, the remote's ledger is pulled."""
         from genesis_git.initialize import init_repo
 
-        return init_repo(self.repo.root)
+        return init_repo(self.repo.root, share=share)
 
     def doctor(self) -> list[Finding]:
         """Every check of ``genesis doctor``; a finding's ``status`` is ok, warn or error."""
@@ -279,13 +283,15 @@ class Genesis:
         return pending_notes(self.context, session_id)
 
     def note(self, text: str, *, role: str = "note", path: str | None = None,
-             section: str | None = None, announce: Announce | None = None) -> dict[str, Any]:
-        """Record a note in the session; the next commit with a story id binds it."""
+             section: str | None = None, private: bool = False,
+             announce: Announce | None = None) -> dict[str, Any]:
+        """Record a note in the session; the next commit with a story id binds it.  A
+        ``private`` note stays in this clone (never in the shared ledger)."""
         from genesis_git.story.artifacts import add_note, check_role
 
         check_role(role)  # before a session is started for nothing
         return add_note(self.context, text, role=role, path=path, section=section,
-                        announce=announce)
+                        private=private, announce=announce)
 
     def artifacts(self, session_id: str | None = None) -> dict[str, Any]:
         """The notes of a session (default: the active one) and the stories they are bound to."""
@@ -494,6 +500,20 @@ class Genesis:
         return result
 
     # -- design ---------------------------------------------------------------
+    def sync(self, remote: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        """``genesis sync``: fetch, merge and push the story ledger, update the view."""
+        from genesis_git.db.connect import store_path
+        from genesis_git.ledger.records import GitError
+        from genesis_git.ledger.sync import sync
+
+        ctx = self.context
+        try:
+            return sync(ctx.conn, ctx.repo, ctx.config, remote,
+                        store_dir=store_path(ctx.repo).parent, **kwargs)
+        except GitError as exc:
+            raise GenesisError(f"genesis sync: {exc}",
+                               hint="nothing was lost; run `genesis sync` again") from None
+
     def design(self, query: str, top: int | None = None) -> dict[str, Any]:
         """Search the design library of the repository."""
         search = _part("genesis_git.design.search", "the design library")

@@ -68,6 +68,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "ledger": {
         "mirror": "",
         "project_id": "",
+        "share": False,
     },
     "impact": {
         "engine": "none",
@@ -123,6 +124,8 @@ DESCRIPTIONS: dict[str, str] = {
                      "(PGPASSWORD, ~/.pgpass or a service file hold it)",
     "ledger.project_id": "this repository's project in the mirror (default: its normalised "
                          "origin URL)",
+    "ledger.share": "push the story ledger (refs/genesis/*) to the remote: genesis sync and the "
+                    "pre-push hook (genesis init --share sets it)",
     "impact.engine": 'none, openai, or "cmd:<command line>" (prompt on stdin)',
     "impact.timeout": "seconds before the LLM engine gives up",
     "impact.base_url": "base URL of an OpenAI-compatible chat endpoint",

@@ -21,7 +21,7 @@ from genesis_git.repo import find_repo
 from helpers import git, make_repo, write
 
 runner = CliRunner()
-HOOKS = ("commit-msg", "post-commit", "post-rewrite")
+HOOKS = ("commit-msg", "post-commit", "post-rewrite", "pre-push")
 VENV_BIN = str(Path(sys.executable).parent)
 
 
@@ -45,7 +45,7 @@ def _commit(root: Path, msg: str, rel: str, text: str, env: dict[str, str] | Non
                           capture_output=True, env=env)
 
 
-def test_install_writes_three_shims_with_id_and_interpreter(repo: Path) -> None:
+def test_install_writes_the_shims_with_id_and_interpreter(repo: Path) -> None:
     res = runner.invoke(app, ["hooks", "install"])
     assert res.exit_code == 0, res.output
     hooks_dir = repo / ".git" / "hooks"
@@ -53,6 +53,7 @@ def test_install_writes_three_shims_with_id_and_interpreter(repo: Path) -> None:
         f"installed {hooks_dir / 'commit-msg'}",
         f"installed {hooks_dir / 'post-commit'}",
         f"installed {hooks_dir / 'post-rewrite'}",
+        f"installed {hooks_dir / 'pre-push'}",
         f"python:   {sys.executable}",
     ]
     for name in HOOKS:
@@ -66,7 +67,7 @@ def test_install_writes_three_shims_with_id_and_interpreter(repo: Path) -> None:
     again = runner.invoke(app, ["hooks", "install", "--json"])
     assert again.exit_code == 0
     data = json.loads(again.output)
-    assert [h["action"] for h in data["hooks"]] == ["updated"] * 3
+    assert [h["action"] for h in data["hooks"]] == ["updated"] * 4
     st = json.loads(runner.invoke(app, ["hooks", "status", "--json"]).output)
     assert [(h["hook"], h["state"], h["python_ok"]) for h in st["hooks"]] == [
         (n, "installed", True) for n in HOOKS]
@@ -80,6 +81,7 @@ def test_status_text_and_missing(repo: Path) -> None:
         "  commit-msg    missing",
         "  post-commit   missing",
         "  post-rewrite  missing",
+        "  pre-push      missing",
     ]
     runner.invoke(app, ["hooks", "install"])
     os.chmod(repo / ".git" / "hooks" / "post-commit", 0o644)
@@ -183,7 +185,7 @@ def test_hooks_in_default_folder_reported_inactive_under_hooks_path(repo: Path) 
     git(repo, "config", "core.hooksPath", "elsewhere")
     out = runner.invoke(app, ["hooks", "status"]).output.splitlines()
     assert out[-1] == ("note: genesis hooks in the default folder are not run: "
-                       "commit-msg, post-commit, post-rewrite")
+                       "commit-msg, post-commit, post-rewrite, pre-push")
     found = inst.doctor_findings(find_repo(repo), load_config(repo))
     assert [(f.status, f.fix) for f in found] == [("warn", "genesis hooks install --hooks-path")]
     assert "not run because of core.hooksPath" in found[0].message
@@ -272,7 +274,7 @@ def test_doctor_reports_hook_state(repo: Path) -> None:
     assert "       fix: genesis hooks install" in res.output
     runner.invoke(app, ["hooks", "install"])
     res = runner.invoke(app, ["doctor"])
-    assert f"[ok  ] hooks: 3 installed in {repo / '.git' / 'hooks'}" in res.output
+    assert f"[ok  ] hooks: 4 installed in {repo / '.git' / 'hooks'}" in res.output
     (repo / ".git" / "hooks" / "post-rewrite").unlink()
     found = inst.doctor_findings(find_repo(repo), load_config(repo))
     assert [(f.status, f.message) for f in found] == [
@@ -305,8 +307,8 @@ def test_templates_come_from_the_wheel_folder_first(tmp_path: Path,
     # the editable install falls back to the source tree's hooks/
     monkeypatch.setattr(inst.resources, "files", lambda _name: tmp_path / "nowhere")
     assert "genesis-hook-id" in inst.template_text("commit-msg")
-    with pytest.raises(Exception, match="unknown hook 'pre-push'"):
-        inst.template_text("pre-push")
+    with pytest.raises(Exception, match="unknown hook 'pre-merge-commit'"):
+        inst.template_text("pre-merge-commit")
 
 
 def test_run_subcommand_is_the_path_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -314,5 +316,5 @@ def test_run_subcommand_is_the_path_entry(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(root)
     res = runner.invoke(app, ["hooks", "run", "post-commit"])
     assert res.exit_code == 0
-    res = runner.invoke(app, ["hooks", "run", "pre-push"])
+    res = runner.invoke(app, ["hooks", "run", "pre-merge-commit"])
     assert res.exit_code == 2

@@ -196,9 +196,9 @@ def test_failures_outside_a_repository_still_exit_0(tmp_path: Path,
 def test_entry_point_usage_and_switch(monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     assert hookrun.main([]) == 2
-    assert hookrun.main(["pre-push"]) == 2
+    assert hookrun.main(["pre-merge-commit"]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        "usage: python -m genesis_git.hooks.run {commit-msg|post-commit|post-rewrite} [args]"] * 2
+        "usage: python -m genesis_git.hooks.run {commit-msg|post-commit|post-rewrite|pre-push} [args]"] * 2
     monkeypatch.setenv("GENESIS_HOOKS", "0")
     assert hookrun.main(["pre-push"]) == 0
 

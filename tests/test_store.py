@@ -18,7 +18,7 @@ runner = CliRunner()
 EXPECTED_TABLES = {
     "_genesis_migrations", "sessions", "session_artifacts", "story_records", "story_artifacts",
     "story_links", "rag_blob_cache", "rag_chunk_cache", "rag_session_chunk_map", "genesis_kv",
-    "rag_blob_facts",
+    "rag_blob_facts", "ledger_records",
 }
 EXPECTED_INDEXES = {
     "idx_sessions_active_worktree", "idx_sessions_worktree",
@@ -28,7 +28,7 @@ EXPECTED_INDEXES = {
     "idx_story_artifacts_doc", "idx_story_artifacts_path",
     "uq_story_links", "idx_story_links_story_type", "idx_story_links_target_ref",
     "idx_rag_blob_cache_sha", "idx_map_artifact_type", "idx_map_doc", "idx_map_component",
-    "idx_map_path", "idx_map_blob",
+    "idx_map_path", "idx_map_blob", "idx_ledger_records_story", "idx_ledger_records_pending",
 }
 
 
@@ -53,6 +53,10 @@ def test_blank_database_migrates_to_the_exact_schema(tmp_path: Path) -> None:
     assert _columns(conn, "rag_session_chunk_map") == [
         "session_id", "path", "blob_sha", "blob_id", "artifact_type", "doc_id", "doc_version",
         "owner", "system_component", "last_modified", "staleness_score", "dirty", "mtime_ns", "size"]
+    assert _columns(conn, "ledger_records") == [
+        "id", "kind", "story_id", "session_id", "line", "private", "in_ref"]
+    assert _columns(conn, "story_artifacts")[-1] == "record_id"
+    assert _columns(conn, "session_artifacts")[-2:] == ["private", "record_id"]
     assert [r[0] for r in conn.execute("SELECT name FROM _genesis_migrations ORDER BY id")] == [
         m.__name__ for m in MIGRATIONS]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -19,7 +19,7 @@ from helpers import ROOT, git, make_repo, write
 
 pytestmark = pytest.mark.slow
 
-HOOKS = ("commit-msg", "post-commit", "post-rewrite")
+HOOKS = ("commit-msg", "post-commit", "post-rewrite", "pre-push")
 
 
 def _run(args: list[str | Path], cwd: Path | None = None, env: dict[str, str] | None = None,

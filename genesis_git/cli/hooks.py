@@ -9,7 +9,8 @@ import typer
 from genesis_git.api import Genesis
 
 app = typer.Typer(help="Install the git hooks that bind commits to stories (commit-msg, "
-                       "post-commit, post-rewrite).", no_args_is_help=True)
+                       "post-commit, post-rewrite) and push the shared ledger along "
+                       "(pre-push).", no_args_is_help=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
 
@@ -22,7 +23,8 @@ def install(
 ) -> None:
     """Write the hook shims into the clone's hooks folder (every worktree gets them).
 
-    A hook that is already there is kept as <hook>.legacy and runs first.
+    A hook that is already there is kept as <hook>.legacy and runs first.  Every
+    remote also gets the fetch refspec of the story ledger (refs/genesis/*).
     """
     from genesis_git.cli.output import echo, emit_json
     result = Genesis().install_hooks(follow_hooks_path=hooks_path)
@@ -33,6 +35,8 @@ def install(
         extra = f" (the previous hook runs first as {h['hook']}.legacy)" if h["legacy"] else ""
         echo(f"{h['action']:<9} {h['path']}{extra}")
     echo(f"python:   {result['python']}")
+    if result["fetch_refspecs"]:
+        echo(f"ledger:   `git fetch` brings refs/genesis/* from {', '.join(result['fetch_refspecs'])}")
 
 
 @app.command()
@@ -75,7 +79,7 @@ def status(json_out: JsonOpt = False) -> None:
 @app.command(name="run", hidden=True,
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run_hook(
-    hook: Annotated[str, typer.Argument(help="commit-msg, post-commit or post-rewrite.")],
+    hook: Annotated[str, typer.Argument(help="commit-msg, post-commit, post-rewrite or pre-push.")],
     args: Annotated[list[str] | None, typer.Argument(help="The hook's own arguments.")] = None,
 ) -> None:
     """Run a hook's logic (what the shims call when only `genesis` is on PATH)."""

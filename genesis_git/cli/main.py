@@ -189,16 +189,24 @@ def main(
 
 
 def init(
+    share: Annotated[bool, typer.Option(
+        "--share", help="Share the story ledger through the git remote: writes "
+                        "[ledger] share = true into .genesis.toml (commit it).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Create the store and a commented default .genesis.toml (idempotent)."""
-    from genesis_git.api import Genesis
-    from genesis_git.cli.output import echo, emit_json
+    """Create the store and a commented default .genesis.toml (idempotent).
 
-    result = Genesis().init()
+    When the ledger is shared, the remote's ledger is pulled into the store.
+    """
+    from genesis_git.api import Genesis
+    from genesis_git.cli.output import echo, emit_json, note
+
+    result = Genesis().init(share=share)
     if json_out:
         emit_json(result)
         return
+    for line in result.get("warnings", []):
+        note(f"warning: {line}")
     echo(f"store:  {result['store']} ({'created' if result['store_created'] else 'exists'})")
     echo(f"config: {result['config']} ({'created' if result['config_created'] else 'exists'})")
     found = result["story_prefixes"]
@@ -207,6 +215,13 @@ def init(
         names = ", ".join(f'"{p["prefix"]}"' for p in found)
         echo(f"story ids in git log: {shown}; to bind only these, set "
              f"story.prefixes = [{names}] in {result['config']}")
+    if result["share"]:
+        echo("ledger: shared through the git remote" + (" (set now: commit .genesis.toml)"
+                                                       if result["share_set"] else ""))
+    synced = result["sync"]
+    if synced and synced["remote"]:
+        echo(f"ledger: pulled {synced['pulled']} records from {synced['remote']}, "
+             f"pushed {synced['pushed']}; {synced['total_stories']} stories")
 
 
 def doctor(
@@ -270,6 +285,12 @@ def _add_ledger(app: typer.Typer) -> None:
     app.add_typer(ledger.app, name="ledger")
 
 
+def _add_sync(app: typer.Typer) -> None:
+    from genesis_git.cli.sync import sync
+
+    app.command()(sync)
+
+
 def _add_hooks(app: typer.Typer) -> None:
     from genesis_git.cli import hooks
 
@@ -303,6 +324,9 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "impact": _add_impact,
     "story": _add_story,
     "ledger": _add_ledger,
+
+
+    "sync": _add_sync,
     "hooks": _add_hooks,
     "design": _add_design,
     "cache": _add_cache,

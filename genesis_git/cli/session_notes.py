@@ -19,6 +19,8 @@ def note(
         "--path", help="The file the note is about.")] = None,
     section: Annotated[str | None, typer.Option(
         "--section", help="The section of that file (a heading, a symbol).")] = None,
+    private: Annotated[bool, typer.Option(
+        "--private", help="Keep the note in this clone: never pushed by genesis sync.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Record a note in this worktree's session; the next commit with a story id binds it."""
@@ -26,14 +28,15 @@ def note(
     from genesis_git.cli.output import note as say
 
     with Genesis() as g:
-        item = g.note(text, role=role, path=path, section=section, announce=say)
+        item = g.note(text, role=role, path=path, section=section, private=private,
+                      announce=say)
     if json_out:
         emit_json(item)
         return
     where = f" ({item['path']}" + (f" § {item['section']}" if item["section"] else "") + ")" \
         if item["path"] else ""
-    echo(f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
-         "a commit with a story id binds it")
+    echo(f"noted #{item['id']} [{item['role']}]{' (private)' if private else ''} in "
+         f"{item['session']}{where}; a commit with a story id binds it")
 
 
 def artifacts(

@@ -240,12 +240,40 @@ CREATE TABLE rag_blob_facts (
 """)
 
 
+def m005_ledger_records(conn: sqlite3.Connection) -> None:
+    """Every change of the ledger as an immutable record (:mod:`genesis_git.ledger`).
+
+    ``in_ref`` is 1 once the record is in a ledger ref of git (written there by
+    ``genesis sync`` or read from there); ``private`` records never leave the
+    clone.  The ``record_id`` columns tie a row to the record that made it.
+    """
+    conn.executescript("""
+CREATE TABLE ledger_records (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    story_id TEXT,
+    session_id TEXT,
+    line TEXT NOT NULL,
+    private INTEGER NOT NULL DEFAULT 0,
+    in_ref INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX idx_ledger_records_story ON ledger_records(story_id);
+CREATE INDEX idx_ledger_records_pending ON ledger_records(in_ref) WHERE in_ref = 0;
+ALTER TABLE session_artifacts ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE session_artifacts ADD COLUMN record_id TEXT;
+ALTER TABLE story_artifacts ADD COLUMN record_id TEXT;
+ALTER TABLE story_links ADD COLUMN record_id TEXT;
+""")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_ledger, m002_derived,
-                                                          m003_drop_chunk_fts, m004_blob_facts]
+                                                          m003_drop_chunk_fts, m004_blob_facts,
+                                                          m005_ledger_records]
 
 DERIVED_TABLES = ("rag_session_chunk_map", "rag_blob_facts", "rag_chunk_cache", "rag_blob_cache",
                   "genesis_kv")
-LEDGER_TABLES = ("sessions", "session_artifacts", "story_records", "story_artifacts", "story_links")
+LEDGER_TABLES = ("sessions", "session_artifacts", "story_records", "story_artifacts", "story_links",
+                 "ledger_records")
 
 
 def applied(conn: sqlite3.Connection) -> list[str]:

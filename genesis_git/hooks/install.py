@@ -11,7 +11,10 @@ folder) that call :mod:`genesis_git.hooks.run`.  The installer:
 * records the interpreter it runs under (``sys.executable``), which the shim
   tries before ``genesis`` on ``PATH``;
 * refuses when ``core.hooksPath`` sends git elsewhere, unless told to install
-  there (``--hooks-path``).
+  there (``--hooks-path``);
+* adds the ledger's fetch refspec (``+refs/genesis/*:refs/genesis/remotes/<remote>/*``)
+  to every remote, so that a plain ``git fetch`` or ``git pull`` brings the shared
+  story ledger; ``uninstall`` removes it.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from genesis_git.config import Config
     from genesis_git.findings import Finding
 
-HOOK_NAMES = ("commit-msg", "post-commit", "post-rewrite")
+HOOK_NAMES = ("commit-msg", "post-commit", "post-rewrite", "pre-push")
 HOOK_ID = "8d1c08e313dbc2234ac3f09bb8d5a77a"
 PRIOR_IDS: tuple[str, ...] = ()
 ID_MARK = "# genesis-hook-id: "
@@ -186,7 +189,7 @@ def _write_executable(path: Path, text: str) -> None:
 
 def install(repo: Repo, *, follow_hooks_path: bool = False,
             python: str | None = None) -> dict[str, Any]:
-    """Write the three shims; a foreign hook is kept as ``<hook>.legacy`` and chained."""
+    """Write the shims; a foreign hook is kept as ``<hook>.legacy`` and chained."""
     folder = target_dir(repo, follow_hooks_path)
     python = python or sys.executable
     for name in HOOK_NAMES:  # check everything before changing anything
@@ -233,7 +236,13 @@ def install(repo: Repo, *, follow_hooks_path: bool = False,
         _write_executable(path, render(name, python, by_name_shell(legacy) if chained else None))
         done.append({"hook": name, "path": str(path), "action": action, "legacy": chained,
                      "manager": manager(legacy) if chained else None})
-    return {"dir": str(folder), "python": python, "hooks": done}
+    from genesis_git.ledger.sync import ensure_fetch_refspec, remotes
+
+    fetching = []
+    for remote in remotes(repo.root):
+        ensure_fetch_refspec(repo.root, remote)
+        fetching.append(remote)
+    return {"dir": str(folder), "python": python, "hooks": done, "fetch_refspecs": fetching}
 
 
 def uninstall(repo: Repo) -> dict[str, Any]:
@@ -266,7 +275,10 @@ def uninstall(repo: Repo) -> dict[str, Any]:
                 done.append({"hook": name, "path": str(path), "action": "removed, legacy restored"})
             else:
                 done.append({"hook": name, "path": str(path), "action": "removed"})
-    return {"dirs": [str(f) for f in folders], "hooks": done}
+    from genesis_git.ledger.sync import remove_fetch_refspecs
+
+    return {"dirs": [str(f) for f in folders], "hooks": done,
+            "fetch_refspecs_removed": remove_fetch_refspecs(repo.root)}
 
 
 # -- status -------------------------------------------------------------------------

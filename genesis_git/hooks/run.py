@@ -228,10 +228,56 @@ def index_blobs(repo: HookRepo, args: Sequence[str]) -> int:
     return 0
 
 
+def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
+    """Push the story ledger along with the user's push, when the team shares it.
+
+    Best-effort: any failure is one line on stderr and exit 0, so the user's push
+    goes on; ``GENESIS_PREPUSH_TIMEOUT`` (seconds, default 10) bounds the time spent.
+    A push of only ``refs/genesis/*`` (genesis's own) is left alone."""
+    lines = [ln.split() for ln in sys.stdin.read().splitlines() if ln.strip()]
+    if lines and all(len(p) >= 3 and p[2].startswith("refs/genesis/") for p in lines):
+        return 0
+    remote = args[0] if args else ""
+    try:
+        from pathlib import Path
+
+        from genesis_git.config import load_config
+        from genesis_git.ledger.sync import remotes, sync
+
+        config = load_config(Path(repo.root))
+        if not config.bool("ledger.share") or not os.path.exists(store_path(repo)):
+            return 0
+        if remote not in remotes(repo.root):
+            return 0  # a push to a URL: no remote to keep the ledger's copy under
+        try:
+            timeout = float(os.environ.get("GENESIS_PREPUSH_TIMEOUT", "10"))
+        except ValueError:
+            timeout = 10.0
+        conn = open_store(repo)
+        try:
+            full = repo.to_repo()
+            warned: list[str] = []
+            sync(conn, full, config, remote, store_dir=Path(store_path(repo)).parent,
+                 warn=warned.append, timeout=timeout)
+        finally:
+            conn.close()
+        if warned:
+            sys.stderr.write(f"genesis: warning: {warned[0]}\n")
+    except Exception as exc:  # the user's push goes on whatever happened here
+        reason = str(exc).strip().splitlines()
+        if type(exc).__name__ == "TimeoutExpired":
+            reason = [f"no answer from {remote} within the time limit"]
+        sys.stderr.write("genesis: warning: the story ledger was not pushed "
+                         f"({reason[-1] if reason else type(exc).__name__}); "
+                         "`genesis sync` retries\n")
+    return 0
+
+
 HOOKS: dict[str, HookFn] = {
     "commit-msg": commit_msg,
     "post-commit": post_commit,
     "post-rewrite": post_rewrite,
+    "pre-push": pre_push,
     "index-blobs": index_blobs,
 }
 
@@ -255,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not args or args[0] not in HOOKS:
         sys.stderr.write("usage: python -m genesis_git.hooks.run "
-                         "{commit-msg|post-commit|post-rewrite} [args]\n")
+                         "{commit-msg|post-commit|post-rewrite|pre-push} [args]\n")
         return ExitCode.USAGE
     hook, rest = args[0], args[1:]
     repo: HookRepo | None = None

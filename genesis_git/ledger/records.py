@@ -29,8 +29,10 @@ not know, and new keys may appear in any payload):
 
 ``story.created``
     ``title``, ``status`` (draft, in_progress, review, done, archived),
-    ``project_id``, ``baseline_commit_sha``.  A story created in two clones has
-    two such records; the earliest gives ``created_at``/``created_by``.
+    ``project_id``, ``baseline_commit_sha``, ``created_by`` (``Name <email>``,
+    when it is not the record's author: the author of the commit that named the
+    story).  A story created in two clones has two such records; the earliest
+    gives ``created_at``/``created_by``.
 ``story.title``
     ``title``: the title set by hand (beats the title of ``story.created``).
 ``story.status``
@@ -67,16 +69,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from genesis_git.ledger.outbox import new_id, now_iso, record_line
+
+__all__ = ["KINDS", "LEDGER_REF", "Record", "StoryState", "append_records", "fold", "new_id",
+           "now_iso", "read_records", "record_path"]
 
 LEDGER_REF = "refs/genesis/ledger"
 REMOTES_PREFIX = "refs/genesis/remotes/"
@@ -86,7 +91,6 @@ FORMAT = "1"
 KINDS = ("story.created", "story.title", "story.status", "artifact.added", "link.added",
          "link.removed", "note.written", "note.retracted")
 
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -96,41 +100,6 @@ Warn = Callable[[str], None]
 
 def _stderr_warn(message: str) -> None:
     sys.stderr.write(f"genesis: warning: {message}\n")
-
-
-# -- ids and times -------------------------------------------------------------------
-
-_id_lock = threading.Lock()
-_last: list[int] = [0, 0]  # last ms, last random part: ids of one process stay increasing
-
-
-def _b32(value: int, width: int) -> str:
-    out = []
-    for _ in range(width):
-        out.append(_CROCKFORD[value & 31])
-        value >>= 5
-    return "".join(reversed(out))
-
-
-def new_id(ms: int | None = None) -> str:
-    """A 26-character id: 48 bits of milliseconds and 80 random bits (a ULID), in
-    Crockford base 32, so that ids sort by time.  Ids made by one process within
-    the same millisecond still increase."""
-    now = int(time.time() * 1000) if ms is None else ms
-    with _id_lock:
-        if now <= _last[0] and ms is None:
-            now = _last[0]
-            rand = (_last[1] + 1) & ((1 << 80) - 1)
-        else:
-            rand = secrets.randbits(80)
-        _last[0], _last[1] = now, rand
-    return _b32(now, 10) + _b32(rand, 16)
-
-
-def now_iso() -> str:
-    """UTC with milliseconds, the format of the store's timestamps."""
-    t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
 # -- the record ------------------------------------------------------------------------
@@ -156,11 +125,8 @@ class Record:
 
     def to_json(self) -> str:
         """One line, sorted keys, UTF-8 text kept as it is."""
-        return json.dumps({"id": self.id, "kind": self.kind, "story_id": self.story_id,
-                           "session_id": self.session_id, "author_name": self.author_name,
-                           "author_email": self.author_email, "time": self.time,
-                           "payload": self.payload},
-                          ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return record_line(self.id, self.kind, self.story_id, self.session_id,
+                           self.author_name, self.author_email, self.time, self.payload)
 
     @classmethod
     def from_json(cls, line: str) -> Record:
@@ -564,7 +530,9 @@ def fold(records: Iterable[Record]) -> dict[str, StoryState]:
             else:
                 continue
             if state.created_at is None:
-                state.created_at, state.created_by = rec.time, rec.author
+                state.created_at = rec.time
+                state.created_by = (p.get("created_by") if rec.kind == "story.created"
+                                    else None) or rec.author
             state.updated_at, state.updated_by = rec.time, rec.author
             state.record_ids.append(rec.id)
         state.title = title or created_title

@@ -45,9 +45,12 @@ def repo_path(repo: Repo, path: str) -> str:
 
 
 def add_note(ctx: Context, text: str, *, role: str = "note", path: str | None = None,
-             section: str | None = None,
+             section: str | None = None, private: bool = False,
              announce: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Record a note in the worktree's session (a session is started when there is none)."""
+    """Record a note in the worktree's session (a session is started when there is none).
+
+    A ``private`` note, and the story artifact it becomes, stay in this clone: their
+    records are never written to the shared ledger."""
     check_role(role)
     if not text.strip():
         raise UsageError("the note is empty", hint='give its text: genesis session note "..."')
@@ -55,12 +58,21 @@ def add_note(ctx: Context, text: str, *, role: str = "note", path: str | None = 
 
     session_id = ensure_session(ctx, refresh=False, announce=announce)
     rel = repo_path(ctx.repo, path) if path else None
+    from genesis_git.ledger import outbox
+
+    stamp = ledger.now()
+    rid = outbox.new_id()
+    by = author(ctx.repo)
     with transaction(ctx.conn):
         cur = ctx.conn.execute(
             "INSERT INTO session_artifacts(session_id, project_id, artifact_role, path, section, "
-            "summary, created_by, created_at) VALUES (?,?,?,?,?,?,?,?)",
-            (session_id, ctx.repo.project_id, role, rel, section, text.strip(),
-             author(ctx.repo), ledger.now()))
+            "summary, created_by, created_at, private, record_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (session_id, ctx.repo.project_id, role, rel, section, text.strip(), by, stamp,
+             1 if private else 0, rid))
+        outbox.emit(ctx.conn, "note.written",
+                    {"role": role, "content": text.strip(), "path": rel, "section": section,
+                     "created_at": stamp, "created_by": by},
+                    session_id=session_id, private=private, rid=rid, at=stamp)
     row = ctx.conn.execute("SELECT * FROM session_artifacts WHERE id=?",
                            (cur.lastrowid,)).fetchone()
     return artifact_dict(ctx.conn, row)
@@ -75,7 +87,7 @@ def artifact_dict(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
             "created_at": row["created_at"], "created_by": row["created_by"],
             "bound_commit": row["bound_commit"], "bound_at": row["bound_at"],
             "by_hand": bool(row["bound_commit"]) and row["bound_commit"].startswith("story:"),
-            "stories": stories}
+            "private": bool(row["private"]), "stories": stories}
 
 
 def list_artifacts(conn: sqlite3.Connection, repo: Repo,

@@ -150,8 +150,7 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
                                     by=commit.author):
                 result.created.append(sid)
             else:
-                conn.execute("UPDATE story_records SET status='in_progress' "
-                             "WHERE story_id=? AND status='draft'", (sid,))
+                ledger.promote(conn, sid)
             if ledger.add_link(conn, sid, "commit", commit.sha, commit.subject, commit.meta()):
                 result.links += 1
             for ch in changes.get(commit.sha, []):
@@ -202,7 +201,8 @@ def _bind_session(conn: sqlite3.Connection, session: sqlite3.Row, story_ids_: Se
                                 doc_version=a["doc_version"], path=a["path"], section=a["section"],
                                 chunk_id=a["chunk_id"], change_type=a["change_type"],
                                 summary=a["summary"], source_ref=a["session_id"],
-                                created_by=a["created_by"], created_at=a["created_at"])
+                                created_by=a["created_by"], created_at=a["created_at"],
+                                note_id=a["record_id"], private=bool(a["private"]))
     if notes:
         stamp = ledger.now()
         conn.executemany("UPDATE session_artifacts SET bound_commit=?, bound_at=? WHERE id=?",

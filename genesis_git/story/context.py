@@ -69,13 +69,17 @@ def _files(conn: sqlite3.Connection, story_id: str, commits: list[dict[str, Any]
 def _artifacts(conn: sqlite3.Connection, story_id: str) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = {role: [] for role in ledger.ROLE_ORDER}
     for a in conn.execute(
-            "SELECT * FROM story_artifacts WHERE story_id=? AND COALESCE(source_ref,'')<>? "
-            "ORDER BY created_at, id", (story_id, ledger.COMMIT_SOURCE)):
+            "SELECT a.*, r.private AS record_private FROM story_artifacts a "
+            "LEFT JOIN ledger_records r ON r.id = a.record_id "
+            "WHERE a.story_id=? AND COALESCE(a.source_ref,'')<>? "
+            "ORDER BY a.created_at, a.id", (story_id, ledger.COMMIT_SOURCE)):
         groups[a["artifact_role"]].append({
             "id": a["id"], "summary": a["summary"], "path": a["path"], "section": a["section"],
             "doc_id": a["doc_id"], "doc_version": a["doc_version"],
             "change_type": a["change_type"], "source_ref": a["source_ref"],
-            "created_at": a["created_at"], "created_by": a["created_by"]})
+            "created_at": a["created_at"], "created_by": a["created_by"],
+            # shared: in the ledger that `genesis sync` shares; private: a --private note
+            "shared": a["record_private"] == 0, "private": a["record_private"] == 1})
     return {role: items for role, items in groups.items() if items}
 
 
@@ -175,8 +179,25 @@ def _artifact_line(a: dict[str, Any]) -> str:
         where += f" § {a['section']}"
     text = (a["summary"] or "").replace("\n", " ")
     if where and text:
-        return f"{text} ({where})"
-    return text or where or (a["doc_id"] or "")
+        line = f"{text} ({where})"
+    else:
+        line = text or where or (a["doc_id"] or "")
+    who = _who(a.get("created_by"))
+    if who:
+        when = (a.get("created_at") or "")[:16].replace("T", " ")
+        line += f" — {who}" + (f", {when}" if when else "")
+    if a.get("private"):
+        line += " [private]"
+    return line
+
+
+def _who(created_by: str | None) -> str:
+    """``Name <email>`` shown as the name (the e-mail when there is no name)."""
+    text = (created_by or "").strip()
+    if "<" in text:
+        name = text.split("<", 1)[0].strip()
+        return name or text.split("<", 1)[1].rstrip(">").strip()
+    return text
 
 
 def render_text(ctx: dict[str, Any]) -> str:

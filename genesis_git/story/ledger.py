@@ -4,6 +4,11 @@ Every insert is ``INSERT OR IGNORE`` against the unique indexes of the schema,
 so writing the same fact twice adds nothing.  Callers that write several facts
 wrap them in :class:`immediate` (one ``BEGIN IMMEDIATE`` transaction).
 
+Every write here also saves its ledger record through
+:func:`genesis_git.ledger.outbox.emit`, in the same transaction: the records
+are what ``genesis sync`` shares, and what another clone's store is rebuilt
+from.
+
 Artifacts that come from a commit's changed files have ``artifact_role``
 ``doc_change``, ``doc_id`` = the commit SHA, ``doc_version`` = the blob SHA and
 ``source_ref`` = ``"commit"``; everything else (notes, decisions, the
@@ -13,6 +18,8 @@ requirement document) exists only in the ledger.
 from __future__ import annotations
 
 import time
+
+from genesis_git.ledger import outbox
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
@@ -70,32 +77,70 @@ def ensure_record(conn: sqlite3.Connection, *, story_id: str, project_id: str,
                   title: str | None, status: str = "in_progress", baseline: str | None = None,
                   by: str | None = None) -> bool:
     """Create the story if it is missing; fill an empty title.  True when it was created."""
+    stamp = now()
     cur = conn.execute(
         "INSERT OR IGNORE INTO story_records(story_id, project_id, title, status, "
-        "baseline_commit_sha, created_by, updated_by) VALUES (?,?,?,?,?,?,?)",
-        (story_id, project_id, title, status, baseline, by, by))
+        "baseline_commit_sha, created_by, updated_by, created_at, updated_at) "
+        "VALUES (?,?,?,?,?,?,?,?,?)",
+        (story_id, project_id, title, status, baseline, by, by, stamp, stamp))
     if cur.rowcount:
+        outbox.emit(conn, "story.created", {"title": title, "status": status,
+                                            "project_id": project_id,
+                                            "baseline_commit_sha": baseline,
+                                            "created_by": by},
+                    story_id=story_id, at=stamp)
         return True
     if title:
-        conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
-                     "(title IS NULL OR title='')", (title, story_id))
+        cur = conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
+                           "(title IS NULL OR title='')", (title, story_id))
+        if cur.rowcount:
+            outbox.emit(conn, "story.title", {"title": title}, story_id=story_id)
     return False
 
 
+def promote(conn: sqlite3.Connection, story_id: str) -> bool:
+    """A ``draft`` story that gets a commit moves to ``in_progress``."""
+    cur = conn.execute("UPDATE story_records SET status='in_progress' "
+                       "WHERE story_id=? AND status='draft'", (story_id,))
+    if cur.rowcount:
+        outbox.emit(conn, "story.status", {"status": "in_progress"}, story_id=story_id)
+    return bool(cur.rowcount)
+
+
 def touch(conn: sqlite3.Connection, story_id: str, by: str | None = None) -> None:
+    """The story changed: ``updated_at``/``updated_by`` are those of its last shared record
+    (what every clone's view shows), else now and ``by``."""
+    import json
+
+    at, who = now(), by
+    row = conn.execute(
+        "SELECT line FROM ledger_records WHERE story_id=? AND private=0 "
+        "ORDER BY json_extract(line, '$.time') DESC, json_extract(line, '$.author_email') DESC, "
+        "id DESC LIMIT 1", (story_id,)).fetchone()
+    if row is not None:
+        rec = json.loads(row[0])
+        name, email = rec.get("author_name") or "", rec.get("author_email") or ""
+        at = rec.get("time") or at
+        who = f"{name} <{email}>" if name and email else (name or email or by)
     conn.execute("UPDATE story_records SET updated_at=?, updated_by=COALESCE(?, updated_by) "
-                 "WHERE story_id=?", (now(), by, story_id))
+                 "WHERE story_id=?", (at, who, story_id))
 
 
 def add_link(conn: sqlite3.Connection, story_id: str, link_type: str, target: str,
-             description: str | None = None, meta: dict[str, Any] | None = None) -> bool:
+             description: str | None = None, meta: dict[str, Any] | None = None, *,
+             record: bool = True) -> bool:
     import json
 
+    rid = outbox.new_id() if record else None
     cur = conn.execute(
-        "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, meta) "
-        "VALUES (?,?,?,?,?)",
+        "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, meta, "
+        "record_id) VALUES (?,?,?,?,?,?)",
         (story_id, link_type, target, description,
-         json.dumps(meta, ensure_ascii=False) if meta is not None else None))
+         json.dumps(meta, ensure_ascii=False) if meta is not None else None, rid))
+    if cur.rowcount and rid:
+        outbox.emit(conn, "link.added", {"link_type": link_type, "target": target,
+                                         "description": description, "meta": meta},
+                    story_id=story_id, rid=rid)
     return bool(cur.rowcount)
 
 
@@ -104,18 +149,36 @@ def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
                  path: str | None = None, section: str | None = None,
                  chunk_id: str | None = None, change_type: str | None = None,
                  summary: str | None = None, source_ref: str | None = None,
-                 created_by: str | None = None, created_at: str | None = None) -> bool:
+                 created_by: str | None = None, created_at: str | None = None,
+                 note_id: str | None = None, private: bool = False,
+                 record: bool = True) -> bool:
+    """Add an artifact; its record is ``private`` when it comes from a private note."""
+    rid = outbox.new_id() if record else None
+    created_at = created_at or now()
+    created_by = created_by or (outbox.author_text(conn) if record else None)
     cur = conn.execute(
         "INSERT OR IGNORE INTO story_artifacts(story_id, artifact_role, doc_id, doc_version, "
-        "path, section, chunk_id, change_type, summary, source_ref, created_by, created_at) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        "path, section, chunk_id, change_type, summary, source_ref, created_by, created_at, "
+        "record_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (story_id, role, doc_id, doc_version, path, section, chunk_id, change_type, summary,
-         source_ref, created_by, created_at or now()))
+         source_ref, created_by, created_at, rid))
+    if cur.rowcount and rid:
+        outbox.emit(conn, "artifact.added", {
+            "role": role, "content": summary, "path": path, "section": section,
+            "doc_id": doc_id, "doc_version": doc_version, "chunk_id": chunk_id,
+            "change_type": change_type, "source_ref": source_ref,
+            "source_session": None if source_ref == COMMIT_SOURCE else source_ref,
+            "note_id": note_id, "created_at": created_at, "created_by": created_by},
+            story_id=story_id, rid=rid, private=private)
     return bool(cur.rowcount)
 
 
 def drop_commit(conn: sqlite3.Connection, sha: str) -> int:
     """Forget a commit: its links and its changed-file artifacts.  Returns rows removed."""
+    for (story_id,) in conn.execute("SELECT story_id FROM story_links WHERE "
+                                    "link_type='commit' AND target_ref=?", (sha,)).fetchall():
+        outbox.emit(conn, "link.removed", {"link_type": "commit", "target": sha},
+                    story_id=story_id)
     n = conn.execute("DELETE FROM story_links WHERE link_type='commit' AND target_ref=?",
                      (sha,)).rowcount
     n += conn.execute("DELETE FROM story_artifacts WHERE doc_id=? AND source_ref=?",
@@ -243,6 +306,10 @@ def set_record(conn: sqlite3.Connection, project_id: str, story_id: str, *,
         if not created:
             conn.execute("UPDATE story_records SET status=COALESCE(?, status), "
                          "title=COALESCE(?, title) WHERE story_id=?", (status, title, story_id))
+            if title is not None:
+                outbox.emit(conn, "story.title", {"title": title}, story_id=story_id)
+            if status is not None:
+                outbox.emit(conn, "story.status", {"status": status}, story_id=story_id)
         touch(conn, story_id, by)
     row = get_record(conn, story_id)
     assert row is not None

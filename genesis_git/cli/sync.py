@@ -1,0 +1,42 @@
+"""``genesis sync [REMOTE]``: share the story ledger through a git remote."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def sync(
+    remote: Annotated[str | None, typer.Argument(
+        help="A remote name (default: the current branch's upstream remote, else origin).")]
+    = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")] = False,
+) -> None:
+    """Fetch the remote's story ledger, merge it with this clone's, push the result.
+
+    Records are merged by union, so nothing written in two clones at once is lost.
+    Nothing is pushed unless the team shares the ledger ([ledger] share = true in
+    .genesis.toml, written by `genesis init --share`).  A remote without a ledger yet
+    is fine.
+    """
+    from genesis_git.api import Genesis
+    from genesis_git.cli.output import echo, emit_json, note
+
+    warnings: list[str] = []
+    with Genesis() as g:
+        result = g.sync(remote, warn=warnings.append)
+    result["warnings"] = warnings
+    if json_out:
+        emit_json(result)
+        return
+    for line in warnings:
+        note(f"warning: {line}")
+    for line in result["notes"]:
+        note(line)
+    where = result["remote"] or "(no remote)"
+    touched = result["stories"]
+    echo(f"{where}: pulled {result['pulled']} record{'s' if result['pulled'] != 1 else ''}, "
+         f"pushed {result['pushed']}; {result['total_stories']} stories"
+         + (f" ({', '.join(touched[:10])}{' …' if len(touched) > 10 else ''} updated)"
+            if touched else ""))

@@ -1,0 +1,308 @@
+"""``genesis sync [REMOTE]``: fetch the remote's ledger, merge, push, update the view.
+
+1. The clone's pending records go into ``refs/genesis/ledger``.
+2. ``git fetch REMOTE +refs/genesis/*:refs/genesis/remotes/REMOTE/*``; a remote
+   without a ledger fetches nothing, which is fine.
+3. Merge, as git-bug merges its entities: nothing to do when one side
+   contains the other, a fast-forward when the remote is ahead, else a merge
+   commit (two parents) whose files are the union of both sides' records.
+   The result does not depend on who merged first: the same records give the
+   same files.
+4. ``git push REMOTE refs/genesis/ledger`` (never forced).  If the remote
+   moved meanwhile the push is refused as a non-fast-forward, and steps 2-4
+   run again (a few times).  A remote that refuses the ref for another reason
+   (a hook) is one warning; nothing is lost, the records wait for the next sync.
+5. The view takes the records it did not have, and commits that name a story
+   and that no hook saw (a squash merge done on the server, pulled since) are
+   bound.
+
+Only with ``[ledger] share = true`` is anything pushed.  Two syncs at once in
+one clone queue on a lock file in the store; every ref update is git's own
+compare-and-swap (``git update-ref REF NEW OLD``), retried when it loses.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from genesis_git.ledger import records as R
+from genesis_git.ledger import view
+from genesis_git.ledger.records import Warn
+
+ATTEMPTS = 5
+SCANNED_KEY = "ledger.scanned"
+
+
+def tracking_ref(remote: str) -> str:
+    return f"{R.REMOTES_PREFIX}{remote}/ledger"
+
+
+def fetch_refspec(remote: str) -> str:
+    return f"+refs/genesis/*:{R.REMOTES_PREFIX}{remote}/*"
+
+
+def remotes(root: str | Path) -> list[str]:
+    return R.git(root, "remote", check=False).decode("utf-8", "replace").split()
+
+
+def default_remote(root: str | Path) -> str | None:
+    """The current branch's upstream remote, else ``origin``, else the only remote."""
+    names = remotes(root)
+    branch = R.git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).decode().strip()
+    if branch:
+        up = R.git(root, "config", f"branch.{branch}.remote", check=False).decode().strip()
+        if up and up != ".":
+            return up
+    if "origin" in names:
+        return "origin"
+    return names[0] if len(names) == 1 else None
+
+
+def ensure_fetch_refspec(root: str | Path, remote: str) -> bool:
+    """Add the ledger's fetch refspec to ``remote`` (so that ``git fetch`` brings it).
+    True when it was added."""
+    spec = fetch_refspec(remote)
+    have = R.git(root, "config", "--get-all", f"remote.{remote}.fetch",
+                 check=False).decode().splitlines()
+    if spec in have:
+        return False
+    R.git(root, "config", "--add", f"remote.{remote}.fetch", spec)
+    return True
+
+
+def remove_fetch_refspecs(root: str | Path) -> list[str]:
+    removed = []
+    for remote in remotes(root):
+        spec = fetch_refspec(remote)
+        have = R.git(root, "config", "--get-all", f"remote.{remote}.fetch",
+                     check=False).decode().splitlines()
+        if spec in have:
+            R.git(root, "config", "--fixed-value", "--unset-all", f"remote.{remote}.fetch", spec,
+                  check=False)
+            removed.append(remote)
+    return removed
+
+
+@contextmanager
+def sync_lock(store_dir: Path) -> Iterator[None]:
+    """One sync at a time per clone: the second one waits for the first."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    fh = open(store_dir / "sync.lock", "a+b")  # noqa: SIM115 - held for the whole sync
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - no flock (Windows): ref CAS still holds
+            yield
+            return
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+def _is_ancestor(root: str | Path, a: str, b: str) -> bool:
+    out = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=str(root),
+                           capture_output=True, env=R.git_env())
+    return out.returncode == 0
+
+
+def _diff_blobs(root: str | Path, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
+    """``(path, old blob, new blob)`` of the files that differ between two ledger commits."""
+    out = R.git(root, "diff-tree", "-r", "-z", "--no-renames", old, new)
+    tokens = out.split(b"\0")
+    result = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if not tok.startswith(b":"):
+            continue
+        meta = tok[1:].split()
+        path = tokens[i].decode("utf-8", "surrogateescape")
+        i += 1
+        zero = set(b"0")
+        a = meta[2].decode() if set(meta[2]) != zero else None
+        b = meta[3].decode() if set(meta[3]) != zero else None
+        result.append((path, a, b))
+    return result
+
+
+def merge(root: str | Path, local: str, theirs: str) -> str:
+    """A commit with both sides' records (``local`` first parent)."""
+    files: dict[str, bytes] = {}
+    diffs = _diff_blobs(root, local, theirs)
+    blobs = R.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
+    for path, a, b in diffs:
+        if path == R.MARKER:
+            continue
+        files[path] = R.union_lines(blobs.get(a or "", b""), blobs.get(b or "", b""))
+    return R.write_commit(root, local, files, [local, theirs], "genesis ledger: merge")
+
+
+def count_new(root: str | Path, old: str | None, new: str) -> int:
+    """Records in ``new`` that ``old`` does not have."""
+    if old is None:
+        recs = R.commit_records(root, new, warn=lambda _m: None)
+        return len(recs or [])
+    n = 0
+    diffs = _diff_blobs(root, old, new)
+    blobs = R.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
+    for path, a, b in diffs:
+        if path == R.MARKER or not b:
+            continue
+        before = {R._line_id(x) for x in blobs.get(a or "", b"").splitlines() if x.strip()}
+        n += sum(1 for x in blobs[b].splitlines() if x.strip() and R._line_id(x) not in before)
+    return n
+
+
+def _fetch(root: str | Path, remote: str, timeout: float | None) -> None:
+    R.git(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
+          fetch_refspec(remote), timeout=timeout)
+
+
+def _merge_into_local(root: str | Path, theirs: str | None) -> str | None:
+    """Merge ``theirs`` into the local ledger ref (compare-and-swap, retried); the new tip."""
+    for attempt in range(20):
+        local = R.resolve(root, R.LEDGER_REF)
+        if theirs is None or local == theirs:
+            return local
+        if local is None:
+            target = theirs
+        elif _is_ancestor(root, theirs, local):
+            return local
+        elif _is_ancestor(root, local, theirs):
+            target = theirs
+        else:
+            target = merge(root, local, theirs)
+        if R.update_ref(root, R.LEDGER_REF, target, local, "genesis: merge the remote ledger"):
+            return target
+        time.sleep(0.02 * (attempt + 1))
+    raise R.GitError(f"{R.LEDGER_REF} kept moving during the merge")
+
+
+def _push(root: str | Path, remote: str, timeout: float | None) -> tuple[bool, bool, str]:
+    """``(pushed, rejected because the remote moved, message)``."""
+    proc = subprocess.run(
+        ["git", "push", "--porcelain", "--quiet", "--no-verify", remote, f"{R.LEDGER_REF}:{R.LEDGER_REF}"],
+        cwd=str(root), capture_output=True, env=R.git_env(), timeout=timeout)
+    text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+    if proc.returncode == 0:
+        return True, False, ""
+    moved = any(w in text for w in ("non-fast-forward", "fetch first", "stale info",
+                                    "cannot lock ref", "failed to update ref"))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("To ")]
+    return False, moved, lines[-1] if lines else f"git push exited {proc.returncode}"
+
+
+def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[str]:
+    """Bind story commits that arrived without a hook seeing them (a pull of a squash
+    merge done on the server): only commits not reachable from the tips of last time."""
+    import json
+
+    from genesis_git.story.binding import BindResult, apply, trailer_sessions
+    from genesis_git.story.commits import changed_files, story_ids, walk_commits
+
+    if repo.head_sha() is None:
+        return []
+    tips = R.git(repo.root, "rev-parse", "HEAD", "--branches", "--remotes",
+                 check=False).decode().split()
+    row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (SCANNED_KEY,)).fetchone()
+    before = json.loads(row[0]) if row else []
+    exclude = [f"^{t}" for t in before if R.resolve(repo.root, t)]
+    pattern = config.str("story.pattern")
+    commits = walk_commits(repo, ["HEAD", "--branches", "--remotes", *exclude])
+    story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = apply(conn, repo, pattern, story_commits, changed_files(repo, story_commits),
+                       session_for=trailer_sessions(conn), notes_before_commit=True,
+                       result=BindResult())
+        conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)",
+                     (SCANNED_KEY, json.dumps(sorted(set(tips)))))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return list(result.stories)
+
+
+def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = None, *,
+         store_dir: Path, warn: Warn | None = None, timeout: float | None = None,
+         push: bool = True) -> dict[str, Any]:
+    """Fetch, merge, push and update the view (see the module's docstring)."""
+    root = repo.root
+    say = warn or R._stderr_warn
+    share = bool(config.bool("ledger.share"))
+    notes: list[str] = []
+    if remote is None:
+        remote = default_remote(root)
+    elif remote not in remotes(root):
+        from genesis_git.errors import GenesisError
+
+        raise GenesisError(f"no remote named {remote!r}", hint="see `git remote -v`")
+    pulled = pushed = 0
+    stories: set[str] = set()
+    with sync_lock(store_dir):
+        flushed = view.flush(conn, root)
+        if remote is None:
+            stories.update(bind_new_commits(conn, repo, config))
+            flushed += view.flush(conn, root)
+            notes.append("no remote: the ledger stays in this clone "
+                         "(add one with `git remote add origin URL`)")
+        else:
+            ensure_fetch_refspec(root, remote)
+            for attempt in range(ATTEMPTS):
+                _fetch(root, remote, timeout)
+                theirs = R.resolve(root, tracking_ref(remote))
+                got = view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
+                pulled += got["imported"]
+                stories.update(got["stories"])
+                if theirs is not None and R.tree_files(root, theirs) is None:
+                    say(f"{remote}'s refs/genesis/ledger is not a genesis ledger; not merged")
+                    theirs = None
+                _merge_into_local(root, theirs)
+                if attempt == 0:
+                    if theirs is None:
+                        notes.append(f"{remote} has no ledger yet")
+                    # commits no hook saw (a squash merge on the server, pulled since),
+                    # bound once the remote's records are in: only what is new is recorded
+                    stories.update(bind_new_commits(conn, repo, config))
+                flushed += view.flush(conn, root)
+                local = R.resolve(root, R.LEDGER_REF)
+                if not share:
+                    if local != theirs and local is not None:
+                        notes.append("sharing is off: nothing was pushed "
+                                     "(`genesis init --share` turns it on for the team)")
+                    break
+                if local is None or local == theirs:
+                    break
+                ahead = count_new(root, theirs, local)
+                ok, moved, message = _push(root, remote, timeout)
+                if ok:
+                    pushed += ahead
+                    R.update_ref(root, tracking_ref(remote), local, theirs,
+                                 "genesis: pushed the ledger")
+                    break
+                if not moved or attempt == ATTEMPTS - 1:
+                    say(f"could not push the ledger to {remote}: {message}; "
+                        "the records stay here until the next sync")
+                    break
+        view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
+    total = conn.execute("SELECT COUNT(*) FROM story_records").fetchone()[0]
+    return {"remote": remote, "share": share, "pulled": pulled, "pushed": pushed,
+            "written": flushed, "stories": sorted(stories), "total_stories": total,
+            "notes": notes}
+
+
+def store_dir_of(db_path: str | Path) -> Path:
+    return Path(os.path.dirname(os.path.abspath(str(db_path))))

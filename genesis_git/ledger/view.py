@@ -1,0 +1,262 @@
+"""The store as the local view of the ledger refs.
+
+* :func:`flush` writes the records this clone made (``ledger_records`` with
+  ``in_ref = 0``, never a private one) into ``refs/genesis/ledger``.
+* :func:`refresh` notices that a ledger ref moved (``genesis sync``, or a plain
+  ``git fetch`` with the refspec that ``genesis hooks install`` adds), reads
+  the records it does not know yet, and folds them into the story tables.  The
+  check that nothing moved reads a few small files under the git dir and costs
+  no git process, so every command can afford it.
+* :func:`apply` folds every record of some stories into the story tables:
+  title and status by last writer, links and artifacts by union (a link whose
+  last record removes it leaves, with the changed files of its commit).
+
+The view never writes records: what comes from the ledger is already there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from genesis_git.db.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
+from genesis_git.ledger import records as R
+from genesis_git.ledger.records import Record, Warn
+
+SIG_KEY = "ledger.refs.sig"
+REFS_KEY = "ledger.refs"
+
+
+def _kv(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _set_kv(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)", (key, value))
+
+
+def signature(common_dir: str | Path) -> str:
+    """What the ledger refs look like on disk: the loose refs under ``refs/genesis`` and
+    the packed-refs file's size and time.  Equal signatures mean no ref moved."""
+    common = str(common_dir)
+    if os.path.isdir(os.path.join(common, "reftable")):
+        return ""  # no cheap look: always ask git
+    parts: list[str] = []
+    base = os.path.join(common, "refs", "genesis")
+    for folder, dirs, files in os.walk(base):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(folder, name)
+            try:
+                with open(full, "rb") as fh:
+                    parts.append(f"{os.path.relpath(full, base)}={fh.read(100).strip().decode()}")
+            except (OSError, UnicodeDecodeError):
+                parts.append(f"{name}=?")
+    try:
+        st = os.stat(os.path.join(common, "packed-refs"))
+        parts.append(f"packed={st.st_size}:{st.st_mtime_ns}")
+    except OSError:
+        pass
+    return "|".join(parts) or "none"
+
+
+# -- records in the store --------------------------------------------------------------
+
+def _known(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(ids), 500):
+        part = ids[i:i + 500]
+        marks = ",".join("?" * len(part))
+        found.update(r[0] for r in conn.execute(
+            f"SELECT id FROM ledger_records WHERE id IN ({marks})", part))
+    return found
+
+
+def store_records(conn: sqlite3.Connection, recs: Iterable[Record]) -> list[Record]:
+    """Save records read from a ledger ref; returns the ones the store did not have.
+    Records the store had and had not yet written to the ref are marked written."""
+    recs = list({r.id: r for r in recs}.values())
+    known = _known(conn, [r.id for r in recs])
+    new = [r for r in recs if r.id not in known]
+    conn.executemany(
+        "INSERT OR IGNORE INTO ledger_records(id, kind, story_id, session_id, line, in_ref) "
+        "VALUES (?,?,?,?,?,1)",
+        [(r.id, r.kind, r.story_id, r.session_id, r.to_json()) for r in new])
+    had = [r.id for r in recs if r.id in known]
+    for i in range(0, len(had), 500):
+        part = had[i:i + 500]
+        conn.execute(f"UPDATE ledger_records SET in_ref=1 WHERE in_ref=0 AND id IN "
+                     f"({','.join('?' * len(part))})", part)
+    return new
+
+
+def story_records(conn: sqlite3.Connection, story_id: str) -> list[Record]:
+    out = []
+    for (line,) in conn.execute("SELECT line FROM ledger_records WHERE story_id=?", (story_id,)):
+        try:
+            out.append(Record.from_json(line))
+        except ValueError:
+            continue
+    return out
+
+
+# -- the fold into the story tables -------------------------------------------------------
+
+def _removed_links(recs: Sequence[Record]) -> list[tuple[str, str]]:
+    last: dict[tuple[str, str], Record] = {}
+    for rec in sorted(recs, key=Record.order):
+        if rec.kind in ("link.added", "link.removed"):
+            last[(str(rec.payload.get("link_type")), str(rec.payload.get("target")))] = rec
+    return [key for key, rec in last.items() if rec.kind == "link.removed"]
+
+
+def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str) -> int:
+    """Fold the records of ``story_ids`` into the story tables (inside the caller's
+    transaction).  Returns the rows added or changed."""
+    changed = 0
+    for sid in sorted(set(story_ids)):
+        recs = story_records(conn, sid)
+        state = R.fold(recs).get(sid)
+        if state is None:
+            continue
+        kinds = {r.kind for r in recs}
+        status = state.status if state.status in STORY_STATUSES else "draft"
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO story_records(story_id, project_id, title, status, "
+            "baseline_commit_sha, created_at, updated_at, created_by, updated_by) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            (sid, state.project_id or project_id, state.title, status,
+             state.baseline_commit_sha, state.created_at, state.updated_at, state.created_by,
+             state.updated_by))
+        changed += cur.rowcount
+        if not cur.rowcount:
+            if state.title and kinds & {"story.title", "story.created"}:
+                changed += conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
+                                        "COALESCE(title,'')<>?", (state.title, sid,
+                                                                  state.title)).rowcount
+            if kinds & {"story.status", "story.created"} and state.status in STORY_STATUSES:
+                changed += conn.execute("UPDATE story_records SET status=? WHERE story_id=? "
+                                        "AND status<>?", (status, sid, status)).rowcount
+            conn.execute("UPDATE story_records SET updated_at=?, updated_by=? WHERE story_id=? "
+                         "AND updated_at<?", (state.updated_at, state.updated_by, sid,
+                                              state.updated_at))
+        for link_type, target in _removed_links(recs):
+            changed += conn.execute("DELETE FROM story_links WHERE story_id=? AND link_type=? "
+                                    "AND target_ref=?", (sid, link_type, target)).rowcount
+            if link_type == "commit":
+                conn.execute("DELETE FROM story_artifacts WHERE story_id=? AND doc_id=? AND "
+                             "source_ref='commit'", (sid, target))
+        for link in state.links:
+            if link["link_type"] not in LINK_TYPES:
+                continue
+            meta = link["meta"]
+            changed += conn.execute(
+                "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, "
+                "meta, created_at, record_id) VALUES (?,?,?,?,?,?,?)",
+                (sid, link["link_type"], link["target"], link["description"],
+                 json.dumps(meta, ensure_ascii=False) if isinstance(meta, dict) else None,
+                 link["created_at"], link["record_id"])).rowcount
+        present = {r[0] for r in conn.execute(
+            "SELECT record_id FROM story_artifacts WHERE story_id=? AND record_id IS NOT NULL",
+            (sid,))}
+        for a in state.artifacts:
+            if a["record_id"] in present or a["role"] not in STORY_ROLES:
+                continue
+            if a["change_type"] is not None and a["change_type"] not in CHANGE_TYPES:
+                continue
+            doc_id = a["doc_id"]
+            if doc_id and str(doc_id).startswith("session-artifact:"):
+                doc_id = f"note:{a['note_id'] or a['record_id']}"  # the local id means nothing here
+            changed += conn.execute(
+                "INSERT OR IGNORE INTO story_artifacts(story_id, artifact_role, doc_id, "
+                "doc_version, path, section, chunk_id, change_type, summary, source_ref, "
+                "created_at, created_by, record_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (sid, a["role"], doc_id, a["doc_version"], a["path"], a["section"],
+                 a["chunk_id"], a["change_type"], a["content"], a["source_ref"],
+                 a["created_at"], a["created_by"], a["record_id"])).rowcount
+    return changed
+
+
+# -- moving records between the store and git -------------------------------------------
+
+def pending(conn: sqlite3.Connection) -> list[Record]:
+    """The records of this clone that are not in the ledger ref yet (never private ones)."""
+    out = []
+    for (line,) in conn.execute("SELECT line FROM ledger_records WHERE in_ref=0 AND private=0 "
+                                "ORDER BY id"):
+        out.append(Record.from_json(line))
+    return out
+
+
+def flush(conn: sqlite3.Connection, root: str | Path) -> int:
+    """Write the pending records into ``refs/genesis/ledger``; returns how many."""
+    recs = pending(conn)
+    if not recs:
+        return 0
+    R.append_records(root, recs)
+    ids = [r.id for r in recs]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            conn.execute(f"UPDATE ledger_records SET in_ref=1 WHERE id IN "
+                         f"({','.join('?' * len(part))})", part)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return len(recs)
+
+
+def _changed_paths(root: str | Path, old: str, new: str) -> list[str] | None:
+    out = R.git(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new,
+                check=False)
+    if not out and R.resolve(root, old) is None:
+        return None  # the old commit is gone: read everything
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
+            project_id: str, *, warn: Warn | None = None, force: bool = False) -> dict[str, Any]:
+    """Bring the view up to date with the ledger refs.  Cheap when nothing moved."""
+    sig = signature(common_dir)
+    if not force and sig and _kv(conn, SIG_KEY) == sig:
+        return {"imported": 0, "stories": []}
+    refs = dict(R.ledger_refs(root))
+    seen: dict[str, str] = json.loads(_kv(conn, REFS_KEY) or "{}") if not force else {}
+    found: list[Record] = []
+    for name, sha in refs.items():
+        old = seen.get(name)
+        if old == sha:
+            continue
+        paths = _changed_paths(root, old, sha) if old else None
+        recs = R.commit_records(root, sha, paths=paths, warn=warn, what=name)
+        if recs is None:
+            (warn or R._stderr_warn)(f"{name} is not a genesis ledger; skipped")
+            continue
+        found.extend(recs)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        new = store_records(conn, found)
+        stories = sorted({r.story_id for r in new if r.story_id})
+        apply(conn, stories, project_id)
+        _set_kv(conn, REFS_KEY, json.dumps(refs, sort_keys=True))
+        _set_kv(conn, SIG_KEY, sig)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return {"imported": len(new), "stories": stories}
+
+
+def refresh_quietly(conn: sqlite3.Connection, repo: Any) -> None:
+    """:func:`refresh` for any command: a failure is one warning, never the command's end."""
+    try:
+        refresh(conn, repo.root, repo.common_dir, repo.project_id)
+    except (R.GitError, OSError, sqlite3.Error, ValueError) as exc:
+        R._stderr_warn(f"the ledger view was not updated: {exc}")
