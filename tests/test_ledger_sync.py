@@ -16,6 +16,7 @@ from genesis_git.ledger import records as R
 from tests.conftest import git, write
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
 PEOPLE = {"ana": ("Ana Analyst", "ana@example.com"), "bo": ("Bo Builder", "bo@example.com"),
           "cy": ("Cy 陈", "cy@example.com")}
 
@@ -74,15 +75,16 @@ def remote(tmp_path: Path) -> Path:
     return bare
 
 
-def clone(remote: Path, tmp_path: Path, who: str) -> Path:
+def clone(remote: Path, tmp_path: Path, who: str, init: bool = True) -> Path:
     path = tmp_path / who
     git(tmp_path, "clone", "-q", f"file://{remote}", str(path))
     name, email = PEOPLE[who]
     git(path, "config", "user.name", name)
     git(path, "config", "user.email", email)
     git(path, "config", "commit.gpgsign", "false")
-    gen(path, "init")
-    gen(path, "hooks", "install")
+    if init:
+        gen(path, "init")
+        gen(path, "hooks", "install")
     return path
 
 
@@ -93,12 +95,12 @@ def commit(clone_: Path, rel: str, text: str, message: str) -> str:
     return g(clone_, "rev-parse", "HEAD").strip()
 
 
-def remote_objects_text(bare: Path) -> str:
-    """Every object the remote holds, read with git cat-file."""
+def remote_objects(bare: Path) -> bytes:
+    """Every object the remote holds (loose or packed), read with git cat-file."""
     out = git(bare, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
-    shas = out.split()
-    text = git(bare, "cat-file", "--batch", input="".join(s + "\n" for s in shas))
-    return text
+    assert out.split(), "the remote has no objects"
+    return subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=bare,
+                          capture_output=True, check=True).stdout
 
 
 def test_round_trip_author_teammate_and_back(remote: Path, tmp_path: Path) -> None:
@@ -200,3 +202,181 @@ def test_three_clones_concurrent_notes_in_every_sync_order(
     assert final["story"]["title"] == "Discount codes"
     assert len(final["commits"]) == 3
     assert {f["path"] for f in final["files"]} == {"ana.txt", "bo.txt", "cy.txt"}
+
+
+def test_two_syncs_at_once_in_one_clone(remote: Path, tmp_path: Path) -> None:
+    ana, bo = clone(remote, tmp_path, "ana"), clone(remote, tmp_path, "bo")
+    gen(bo, "story", "set", "STORY-7", "--title", "from bo")
+    gen(bo, "sync")  # the remote is ahead of ana
+    for n in range(3):
+        gen(ana, "story", "set", f"STORY-{n + 20}", "--title", f"ana {n}")
+    procs = [subprocess.Popen([sys.executable, "-m", "genesis_git", "sync", "--json"], cwd=ana,
+                              env=env_of(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    results = [json.loads(out) for out, _ in outs]
+    assert sum(r["pushed"] for r in results) == 3  # three stories created, pushed once
+    assert all(r["total_stories"] == 4 for r in results)
+    on_remote = {r.story_id for r in R.read_records(remote, R.LEDGER_REF)}
+    assert on_remote == {"STORY-7", "STORY-20", "STORY-21", "STORY-22"}
+    gen(bo, "sync")
+    listed = json.loads(gen(bo, "story", "list", "--json").stdout)
+    assert sorted(s["story_id"] for s in listed["stories"]) == [
+        "STORY-20", "STORY-21", "STORY-22", "STORY-7"]
+
+
+def test_squash_merge_on_the_server_keeps_notes_and_links_the_squash(
+        remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    g(ana, "switch", "-q", "-c", "feature")
+    gen(ana, "session", "start")
+    gen(ana, "session", "note", "codes expire after 30 days", "--role", "decision")
+    first = commit(ana, "app/codes.py", "CODES = {}\n", "STORY-12: discount codes")
+    second = commit(ana, "app/codes.py", "CODES = {'X': 1}\n", "STORY-12: a first code")
+    push = subprocess.run(["git", "push", "-q", "-u", "origin", "feature"], cwd=ana, text=True,
+                          capture_output=True, env=env_of())
+    assert push.returncode == 0, push.stderr
+    # the hosting service squashes the branch into one commit on main and deletes the branch
+    srv = tmp_path / "server-side"
+    git(tmp_path, "clone", "-q", f"file://{remote}", str(srv))
+    git(srv, "merge", "-q", "--squash", "origin/feature")
+    git(srv, "commit", "-q", "-m", "STORY-12: discount codes (#1)\n\n* STORY-12: a first code")
+    squash = git(srv, "rev-parse", "HEAD").strip()
+    git(srv, "push", "-q", "origin", "main", ":feature")
+    # ana goes back to main and pulls; the squash reached her through git only
+    g(ana, "switch", "-q", "main")
+    g(ana, "pull", "-q", "--ff-only")
+    assert g(ana, "rev-parse", "HEAD").strip() == squash
+    res = json.loads(gen(ana, "sync", "--json").stdout)
+    assert "STORY-12" in res["stories"]
+    ctx = context(ana)
+    assert [c["sha"] for c in ctx["commits"]] == [first, second, squash]
+    assert [a["summary"] for a in ctx["artifacts"]["decision"]] == ["codes expire after 30 days"]
+    # a teammate who clones after the squash gets the same story
+    bo = clone(remote, tmp_path, "bo")
+    assert comparable(context(bo)) == comparable(ctx)
+
+
+def test_a_remote_that_refuses_the_ledger_does_not_fail_the_push(remote: Path,
+                                                                  tmp_path: Path) -> None:
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nwhile read old new ref; do\n  case $ref in refs/genesis/*)\n"
+                    "    echo \"refs/genesis is not allowed here\" >&2; exit 1 ;;\n  esac\n"
+                    "done\nexit 0\n")
+    hook.chmod(0o755)
+    ana = clone(remote, tmp_path, "ana")
+    gen(ana, "session", "start")
+    gen(ana, "session", "note", "a risk nobody may see yet", "--role", "risk")
+    head = commit(ana, "app/x.py", "X = 1\n", "STORY-12: something")
+    push = subprocess.run(["git", "push", "origin", "main"], cwd=ana, text=True,
+                          capture_output=True, env=env_of())
+    assert push.returncode == 0, push.stderr
+    assert git(remote, "rev-parse", "main").strip() == head
+    assert git(remote, "for-each-ref", "refs/genesis/") == ""
+    warnings = [ln for ln in push.stderr.splitlines() if ln.startswith("genesis:")]
+    assert len(warnings) == 1 and "could not push the ledger to origin" in warnings[0]
+    assert "Traceback" not in push.stderr
+    res = gen(ana, "sync", "--json")
+    data = json.loads(res.stdout)
+    assert data["pushed"] == 0 and "could not push" in data["warnings"][0]
+    # nothing is lost: the records wait in the local ledger
+    assert {r.kind for r in R.read_records(ana, R.LEDGER_REF)} >= {"artifact.added",
+                                                                   "note.written"}
+
+
+def test_private_notes_never_reach_the_remote(remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    gen(ana, "session", "start")
+    gen(ana, "session", "note", "shared decision 共享", "--role", "decision")
+    out = gen(ana, "session", "note", "secret 秘密 pricing idea", "--role", "analysis",
+              "--private").stdout
+    assert "(private)" in out
+    commit(ana, "app/y.py", "Y = 1\n", "STORY-12: pricing")
+    git(ana, "push", "-q", "origin", "main", env=env_of())
+    gen(ana, "sync")
+    objects = remote_objects(remote)
+    assert "shared decision 共享".encode() in objects
+    assert "秘密".encode() not in objects and b"secret" not in objects
+    mine = context(ana)
+    assert mine["artifacts"]["analysis"][0]["private"] is True
+    assert mine["artifacts"]["analysis"][0]["shared"] is False
+    assert mine["artifacts"]["decision"][0]["shared"] is True
+    assert "secret 秘密 pricing idea — Ana Analyst" in gen(ana, "story", "context",
+                                                          "STORY-12").stdout
+    bo = clone(remote, tmp_path, "bo")
+    assert "analysis" not in context(bo)["artifacts"]
+
+
+def test_malformed_records_and_foreign_refs_are_one_warning_each(remote: Path,
+                                                                 tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    gen(ana, "story", "set", "STORY-12", "--title", "good")
+    gen(ana, "sync")
+    # someone pushes a broken line next to good records
+    tip = git(ana, "rev-parse", R.LEDGER_REF).strip()
+    files = R.tree_files(ana, tip)
+    assert files is not None
+    good = R.read_blobs(ana, [files["stories/STORY-12.jsonl"]])[files["stories/STORY-12.jsonl"]]
+    bad = R.write_commit(ana, tip, {"stories/STORY-12.jsonl": good + b"{not json\n",
+                                    "stories/STORY-13.jsonl": b"\xff\xfe garbage\n"},
+                         [tip], "broken")
+    git(ana, "push", "-q", "--no-verify", "origin", f"{bad}:{R.LEDGER_REF}")
+    bo = clone(remote, tmp_path, "bo", init=False)
+    data = json.loads(gen(bo, "init", "--json").stdout)  # pulls the shared ledger
+    assert data["sync"]["total_stories"] == 1
+    assert len(data["warnings"]) == 1
+    assert "skipped 2 malformed ledger records" in data["warnings"][0]
+    assert context(bo)["story"]["title"] == "good"
+    # a ref that is not a ledger at all: one warning, the rest goes on
+    git(bo, "push", "-q", "--no-verify", "origin", f"HEAD:{R.LEDGER_REF}", "-f")
+    res = gen(ana, "sync", "--json", check=False)
+    assert res.returncode == 0 and "Traceback" not in res.stderr
+    data = json.loads(res.stdout)
+    assert any("not a genesis ledger" in w for w in data["warnings"])
+    assert context(ana)["story"]["title"] == "good"
+
+
+def test_plain_git_fetch_brings_the_ledger_and_the_next_command_sees_it(
+        remote: Path, tmp_path: Path) -> None:
+    ana, bo = clone(remote, tmp_path, "ana"), clone(remote, tmp_path, "bo")
+    assert "+refs/genesis/*:refs/genesis/remotes/origin/*" in g(
+        ana, "config", "--get-all", "remote.origin.fetch")
+    gen(bo, "story", "set", "STORY-12", "--title", "from bo", "--status", "review")
+    gen(bo, "sync")
+    g(ana, "fetch", "-q")
+    ctx = context(ana)
+    assert (ctx["story"]["title"], ctx["story"]["status"]) == ("from bo", "review")
+    # uninstalling the hooks takes the refspec away again
+    gen(ana, "hooks", "uninstall")
+    assert "refs/genesis" not in g(ana, "config", "--get-all", "remote.origin.fetch")
+
+
+def test_no_remote_a_remote_without_ledger_and_sharing_off(tmp_path: Path) -> None:
+    solo = tmp_path / "solo"
+    solo.mkdir()
+    git(solo, "init", "-q", "-b", "main")
+    git(solo, "config", "user.name", "Solo")
+    git(solo, "config", "user.email", "solo@example.com")
+    commit(solo, "a.txt", "a\n", "initial")
+    gen(solo, "init")
+    gen(solo, "story", "set", "STORY-1", "--title", "alone")
+    data = json.loads(gen(solo, "sync", "--json").stdout)
+    assert (data["remote"], data["pulled"], data["pushed"]) == (None, 0, 0)
+    assert "no remote" in data["notes"][0]
+    assert R.resolve(solo, R.LEDGER_REF)  # the records are in the local ledger all the same
+    bare = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(solo, "remote", "add", "origin", f"file://{bare}")
+    data = json.loads(gen(solo, "sync", "--json").stdout)
+    assert data["remote"] == "origin" and data["pushed"] == 0
+    assert any("has no ledger yet" in n for n in data["notes"])
+    assert any("sharing is off" in n for n in data["notes"])
+    assert git(bare, "for-each-ref") == ""
+    assert gen(solo, "sync", "nowhere", check=False).returncode == 1
+    out = gen(solo, "init", "--share").stdout
+    assert "set now: commit .genesis.toml" in out
+    assert git(bare, "rev-parse", R.LEDGER_REF).strip() == git(solo, "rev-parse",
+                                                                R.LEDGER_REF).strip()
+    text = gen(solo, "sync").stdout
+    assert text.startswith("origin: pulled 0 records, pushed 0; 1 stories")

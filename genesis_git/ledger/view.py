@@ -229,17 +229,24 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
         return {"imported": 0, "stories": []}
     refs = dict(R.ledger_refs(root))
     seen: dict[str, str] = json.loads(_kv(conn, REFS_KEY) or "{}") if not force else {}
+    known = set(seen.values())  # commits whose records are all in the store
     found: list[Record] = []
     for name, sha in refs.items():
-        old = seen.get(name)
-        if old == sha:
+        if seen.get(name) == sha or sha in known:
             continue
-        paths = _changed_paths(root, old, sha) if old else None
+        parents = R.git(root, "rev-list", "--parents", "-n", "1", sha,
+                        check=False).decode().split()[1:]
+        if len(parents) > 1 and all(p in known for p in parents):
+            known.add(sha)  # a merge of two ledgers already read: nothing new in it
+            continue
+        base = parents[0] if len(parents) == 1 and parents[0] in known else seen.get(name)
+        paths = _changed_paths(root, base, sha) if base else None
         recs = R.commit_records(root, sha, paths=paths, warn=warn, what=name)
         if recs is None:
             (warn or R._stderr_warn)(f"{name} is not a genesis ledger; skipped")
             continue
         found.extend(recs)
+        known.add(sha)
     conn.execute("BEGIN IMMEDIATE")
     try:
         new = store_records(conn, found)
