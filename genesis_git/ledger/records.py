@@ -293,15 +293,22 @@ def read_blobs(root: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
     return {sha: data or b"" for sha, data in zip(unique, _cat_batch(root, unique), strict=True)}
 
 
-def parse_blob(data: bytes, where: str, bad: list[str]) -> list[Record]:
+def parse_blob(data: bytes, where: str, bad: list[str],
+               lines: list[str] | None = None) -> list[Record]:
+    """The records of one file; malformed lines are named in ``bad``.  With ``lines``,
+    each record's text is appended to it too."""
     out = []
     for n, raw in enumerate(data.splitlines(), 1):
         if not raw.strip():
             continue
         try:
-            out.append(Record.from_json(raw.decode("utf-8")))
+            text = raw.decode("utf-8")
+            out.append(Record.from_json(text))
         except (ValueError, UnicodeDecodeError) as exc:
             bad.append(f"{where} line {n}: {exc}")
+            continue
+        if lines is not None:
+            lines.append(text.strip())
     return out
 
 
@@ -313,9 +320,10 @@ def _report(bad: list[str], warn: Warn | None, what: str) -> None:
 
 
 def commit_records(root: str | Path, commit: str, *, paths: Iterable[str] | None = None,
-                   warn: Warn | None = None, what: str | None = None) -> list[Record] | None:
+                   warn: Warn | None = None, what: str | None = None,
+                   lines: list[str] | None = None) -> list[Record] | None:
     """The records of one ledger commit (only ``paths`` when given); ``None`` if the
-    commit is not a ledger."""
+    commit is not a ledger.  With ``lines``, each record's text is appended to it."""
     files = tree_files(root, commit)
     if files is None:
         return None
@@ -324,7 +332,7 @@ def commit_records(root: str | Path, commit: str, *, paths: Iterable[str] | None
     bad: list[str] = []
     out: list[Record] = []
     for p in wanted:
-        out.extend(parse_blob(blobs[files[p]], p, bad))
+        out.extend(parse_blob(blobs[files[p]], p, bad, lines))
     _report(bad, warn, what or commit[:12])
     return out
 

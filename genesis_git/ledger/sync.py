@@ -48,29 +48,66 @@ def fetch_refspec(remote: str) -> str:
     return f"+refs/genesis/*:{R.REMOTES_PREFIX}{remote}/*"
 
 
+def _remote_config(root: str | Path) -> tuple[list[str], dict[str, list[str]],
+                                                dict[str, str]]:
+    """``(remote names, fetch lines by remote, branch -> remote)`` from one git call."""
+    out = R.git(root, "config", "-z", "--get-regexp",
+                r"^(remote\..*\.(url|fetch)|branch\..*\.remote)$", check=False)
+    names: list[str] = []
+    fetch: dict[str, list[str]] = {}
+    upstream: dict[str, str] = {}
+    for item in out.decode("utf-8", "replace").split("\0"):
+        key, _, value = item.partition("\n")
+        if key.startswith("remote."):
+            name, _, what = key[len("remote."):].rpartition(".")
+            if name not in names:
+                names.append(name)
+            if what == "fetch":
+                fetch.setdefault(name, []).append(value)
+        elif key.startswith("branch.") and key.endswith(".remote"):
+            upstream[key[len("branch."):-len(".remote")]] = value
+    return names, fetch, upstream
+
+
 def remotes(root: str | Path) -> list[str]:
-    return R.git(root, "remote", check=False).decode("utf-8", "replace").split()
+    return _remote_config(root)[0]
 
 
-def default_remote(root: str | Path) -> str | None:
+def _current_branch(root: str | Path) -> str | None:
+    head = R.git(root, "rev-parse", "--git-path", "HEAD", check=False).decode().strip()
+    try:
+        text = (Path(root) / head).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return text[len("ref: refs/heads/"):] if text.startswith("ref: refs/heads/") else None
+
+
+def default_remote(root: str | Path, git_dir: str | Path | None = None) -> str | None:
     """The current branch's upstream remote, else ``origin``, else the only remote."""
-    names = remotes(root)
-    branch = R.git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).decode().strip()
-    if branch:
-        up = R.git(root, "config", f"branch.{branch}.remote", check=False).decode().strip()
-        if up and up != ".":
-            return up
+    names, _, upstream = _remote_config(root)
+    if git_dir is not None:
+        try:
+            text = (Path(git_dir) / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            text = ""
+        branch = text[len("ref: refs/heads/"):] if text.startswith("ref: refs/heads/") else None
+    else:
+        branch = _current_branch(root)
+    up = upstream.get(branch or "")
+    if up and up != "." and up in names:
+        return up
     if "origin" in names:
         return "origin"
     return names[0] if len(names) == 1 else None
 
 
-def ensure_fetch_refspec(root: str | Path, remote: str) -> bool:
+def ensure_fetch_refspec(root: str | Path, remote: str,
+                         have: list[str] | None = None) -> bool:
     """Add the ledger's fetch refspec to ``remote`` (so that ``git fetch`` brings it).
     True when it was added."""
     spec = fetch_refspec(remote)
-    have = R.git(root, "config", "--get-all", f"remote.{remote}.fetch",
-                 check=False).decode().splitlines()
+    if have is None:
+        have = _remote_config(root)[1].get(remote, [])
     if spec in have:
         return False
     R.git(root, "config", "--add", f"remote.{remote}.fetch", spec)
@@ -79,11 +116,10 @@ def ensure_fetch_refspec(root: str | Path, remote: str) -> bool:
 
 def remove_fetch_refspecs(root: str | Path) -> list[str]:
     removed = []
-    for remote in remotes(root):
+    names, fetch, _ = _remote_config(root)
+    for remote in names:
         spec = fetch_refspec(remote)
-        have = R.git(root, "config", "--get-all", f"remote.{remote}.fetch",
-                     check=False).decode().splitlines()
-        if spec in have:
+        if spec in fetch.get(remote, []):
             R.git(root, "config", "--fixed-value", "--unset-all", f"remote.{remote}.fetch", spec,
                   check=False)
             removed.append(remote)
@@ -108,6 +144,12 @@ def sync_lock(store_dir: Path) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
     finally:
         fh.close()
+
+
+def _is_ledger(root: str | Path, commit: str) -> bool:
+    out = subprocess.run(["git", "cat-file", "-e", f"{commit}:{R.MARKER}"], cwd=str(root),
+                         capture_output=True, env=R.git_env())
+    return out.returncode == 0
 
 
 def _is_ancestor(root: str | Path, a: str, b: str) -> bool:
@@ -214,11 +256,16 @@ def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[s
 
     if repo.head_sha() is None:
         return []
-    tips = R.git(repo.root, "rev-parse", "HEAD", "--branches", "--remotes",
-                 check=False).decode().split()
+    tips = sorted(set(R.git(repo.root, "rev-parse", "HEAD", "--branches", "--remotes",
+                            check=False).decode().split()))
     row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (SCANNED_KEY,)).fetchone()
     before = json.loads(row[0]) if row else []
-    exclude = [f"^{t}" for t in before if R.resolve(repo.root, t)]
+    if before == tips:
+        return []
+    present = R.git(repo.root, "cat-file", "--batch-check=%(objectname) %(objecttype)",
+                    input="".join(t + "\n" for t in before).encode(),
+                    check=False).decode().splitlines() if before else []
+    exclude = [f"^{ln.split()[0]}" for ln in present if ln.endswith(" commit")]
     pattern = config.str("story.pattern")
     commits = walk_commits(repo, ["HEAD", "--branches", "--remotes", *exclude])
     story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
@@ -228,7 +275,7 @@ def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[s
                        session_for=trailer_sessions(conn), notes_before_commit=True,
                        result=BindResult())
         conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)",
-                     (SCANNED_KEY, json.dumps(sorted(set(tips)))))
+                     (SCANNED_KEY, json.dumps(tips)))
     except BaseException:
         conn.execute("ROLLBACK")
         raise
@@ -244,9 +291,10 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
     say = warn or R._stderr_warn
     share = bool(config.bool("ledger.share"))
     notes: list[str] = []
+    names, fetch_lines, _ = _remote_config(root)
     if remote is None:
-        remote = default_remote(root)
-    elif remote not in remotes(root):
+        remote = default_remote(root, repo.git_dir)
+    elif remote not in names:
         from genesis_git.errors import GenesisError
 
         raise GenesisError(f"no remote named {remote!r}", hint="see `git remote -v`")
@@ -260,14 +308,14 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
             notes.append("no remote: the ledger stays in this clone "
                          "(add one with `git remote add origin URL`)")
         else:
-            ensure_fetch_refspec(root, remote)
+            ensure_fetch_refspec(root, remote, fetch_lines.get(remote, []))
             for attempt in range(ATTEMPTS):
                 _fetch(root, remote, timeout)
                 theirs = R.resolve(root, tracking_ref(remote))
                 got = view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
                 pulled += got["imported"]
                 stories.update(got["stories"])
-                if theirs is not None and R.tree_files(root, theirs) is None:
+                if theirs is not None and not _is_ledger(root, theirs):
                     say(f"{remote}'s refs/genesis/ledger is not a genesis ledger; not merged")
                     theirs = None
                 _merge_into_local(root, theirs)

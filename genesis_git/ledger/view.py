@@ -77,17 +77,21 @@ def _known(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
     return found
 
 
-def store_records(conn: sqlite3.Connection, recs: Iterable[Record]) -> list[Record]:
-    """Save records read from a ledger ref; returns the ones the store did not have.
-    Records the store had and had not yet written to the ref are marked written."""
-    recs = list({r.id: r for r in recs}.values())
-    known = _known(conn, [r.id for r in recs])
-    new = [r for r in recs if r.id not in known]
+def store_records(conn: sqlite3.Connection, recs: Sequence[Record],
+                  lines: Sequence[str] | None = None) -> list[Record]:
+    """Save records read from a ledger ref (``lines``: their text, if at hand); returns
+    the ones the store did not have.  Records the store had and had not yet written to
+    the ref are marked written."""
+    texts = dict(zip([r.id for r in recs], lines, strict=True)) if lines is not None else {}
+    unique = list({r.id: r for r in recs}.values())
+    known = _known(conn, [r.id for r in unique])
+    new = [r for r in unique if r.id not in known]
     conn.executemany(
         "INSERT OR IGNORE INTO ledger_records(id, kind, story_id, session_id, line, in_ref) "
         "VALUES (?,?,?,?,?,1)",
-        [(r.id, r.kind, r.story_id, r.session_id, r.to_json()) for r in new])
-    had = [r.id for r in recs if r.id in known]
+        [(r.id, r.kind, r.story_id, r.session_id, texts.get(r.id) or r.to_json())
+         for r in new])
+    had = [r.id for r in unique if r.id in known]
     for i in range(0, len(had), 500):
         part = had[i:i + 500]
         conn.execute(f"UPDATE ledger_records SET in_ref=1 WHERE in_ref=0 AND id IN "
@@ -95,13 +99,24 @@ def store_records(conn: sqlite3.Connection, recs: Iterable[Record]) -> list[Reco
     return new
 
 
-def story_records(conn: sqlite3.Connection, story_id: str) -> list[Record]:
-    out = []
-    for (line,) in conn.execute("SELECT line FROM ledger_records WHERE story_id=?", (story_id,)):
-        try:
-            out.append(Record.from_json(line))
-        except ValueError:
-            continue
+def _parse(line: str) -> Record | None:
+    try:
+        return Record.from_json(line)
+    except ValueError:
+        return None
+
+
+def story_records(conn: sqlite3.Connection, story_ids: Sequence[str]) -> dict[str, list[Record]]:
+    """Every record the store has of these stories, by story."""
+    out: dict[str, list[Record]] = {}
+    for i in range(0, len(story_ids), 500):
+        part = list(story_ids[i:i + 500])
+        for sid, line in conn.execute(
+                f"SELECT story_id, line FROM ledger_records WHERE story_id IN "
+                f"({','.join('?' * len(part))})", part):
+            rec = _parse(line)
+            if rec is not None:
+                out.setdefault(sid, []).append(rec)
     return out
 
 
@@ -115,26 +130,54 @@ def _removed_links(recs: Sequence[Record]) -> list[tuple[str, str]]:
     return [key for key, rec in last.items() if rec.kind == "link.removed"]
 
 
-def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str) -> int:
+def _existing(conn: sqlite3.Connection, table: str, column: str,
+              values: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(values), 500):
+        part = list(values[i:i + 500])
+        found.update(r[0] for r in conn.execute(
+            f"SELECT DISTINCT {column} FROM {table} WHERE {column} IN "
+            f"({','.join('?' * len(part))})", part))
+    return found
+
+
+def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *,
+          new: Sequence[Record] = ()) -> int:
     """Fold the records of ``story_ids`` into the story tables (inside the caller's
-    transaction).  Returns the rows added or changed."""
+    transaction).  ``new``: records just stored, so that a story whose records are all
+    new is folded without reading them back.  Returns the rows added or changed."""
+    sids = sorted(set(story_ids))
+    fresh_by_story: dict[str, list[Record]] = {}
+    for rec in new:
+        if rec.story_id:
+            fresh_by_story.setdefault(rec.story_id, []).append(rec)
+    stored_counts: dict[str, int] = {}
+    for i in range(0, len(sids), 500):
+        part = sids[i:i + 500]
+        stored_counts.update(conn.execute(
+            f"SELECT story_id, COUNT(*) FROM ledger_records WHERE story_id IN "
+            f"({','.join('?' * len(part))}) GROUP BY story_id", part).fetchall())
+    reread = [sid for sid in sids if stored_counts.get(sid, 0) != len(fresh_by_story.get(sid, []))]
+    by_story = {sid: fresh_by_story.get(sid, []) for sid in sids}
+    by_story.update(story_records(conn, reread))
+    existing = _existing(conn, "story_records", "story_id", sids)
+    with_artifacts = _existing(conn, "story_artifacts", "story_id", sids)
+    new_stories: list[tuple[Any, ...]] = []
+    links: list[tuple[Any, ...]] = []
+    artifacts: list[tuple[Any, ...]] = []
     changed = 0
-    for sid in sorted(set(story_ids)):
-        recs = story_records(conn, sid)
+    for sid in sids:
+        recs = by_story.get(sid, [])
         state = R.fold(recs).get(sid)
         if state is None:
             continue
         kinds = {r.kind for r in recs}
         status = state.status if state.status in STORY_STATUSES else "draft"
-        cur = conn.execute(
-            "INSERT OR IGNORE INTO story_records(story_id, project_id, title, status, "
-            "baseline_commit_sha, created_at, updated_at, created_by, updated_by) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
-            (sid, state.project_id or project_id, state.title, status,
-             state.baseline_commit_sha, state.created_at, state.updated_at, state.created_by,
-             state.updated_by))
-        changed += cur.rowcount
-        if not cur.rowcount:
+        if sid not in existing:
+            new_stories.append((sid, state.project_id or project_id, state.title, status,
+                                state.baseline_commit_sha, state.created_at, state.updated_at,
+                                state.created_by, state.updated_by))
+        else:
             if state.title and kinds & {"story.title", "story.created"}:
                 changed += conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
                                         "COALESCE(title,'')<>?", (state.title, sid,
@@ -145,25 +188,25 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str) -
             conn.execute("UPDATE story_records SET updated_at=?, updated_by=? WHERE story_id=? "
                          "AND updated_at<?", (state.updated_at, state.updated_by, sid,
                                               state.updated_at))
-        for link_type, target in _removed_links(recs):
-            changed += conn.execute("DELETE FROM story_links WHERE story_id=? AND link_type=? "
-                                    "AND target_ref=?", (sid, link_type, target)).rowcount
-            if link_type == "commit":
-                conn.execute("DELETE FROM story_artifacts WHERE story_id=? AND doc_id=? AND "
-                             "source_ref='commit'", (sid, target))
+            for link_type, target in _removed_links(recs):
+                changed += conn.execute("DELETE FROM story_links WHERE story_id=? AND "
+                                        "link_type=? AND target_ref=?",
+                                        (sid, link_type, target)).rowcount
+                if link_type == "commit":
+                    conn.execute("DELETE FROM story_artifacts WHERE story_id=? AND doc_id=? AND "
+                                 "source_ref='commit'", (sid, target))
         for link in state.links:
             if link["link_type"] not in LINK_TYPES:
                 continue
             meta = link["meta"]
-            changed += conn.execute(
-                "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, "
-                "meta, created_at, record_id) VALUES (?,?,?,?,?,?,?)",
-                (sid, link["link_type"], link["target"], link["description"],
-                 json.dumps(meta, ensure_ascii=False) if isinstance(meta, dict) else None,
-                 link["created_at"], link["record_id"])).rowcount
-        present = {r[0] for r in conn.execute(
-            "SELECT record_id FROM story_artifacts WHERE story_id=? AND record_id IS NOT NULL",
-            (sid,))}
+            links.append((sid, link["link_type"], link["target"], link["description"],
+                          json.dumps(meta, ensure_ascii=False) if isinstance(meta, dict)
+                          else None, link["created_at"], link["record_id"]))
+        present: set[str] = set()
+        if sid in with_artifacts:
+            present = {r[0] for r in conn.execute(
+                "SELECT record_id FROM story_artifacts WHERE story_id=? AND "
+                "record_id IS NOT NULL", (sid,))}
         for a in state.artifacts:
             if a["record_id"] in present or a["role"] not in STORY_ROLES:
                 continue
@@ -172,14 +215,22 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str) -
             doc_id = a["doc_id"]
             if doc_id and str(doc_id).startswith("session-artifact:"):
                 doc_id = f"note:{a['note_id'] or a['record_id']}"  # the local id means nothing here
-            changed += conn.execute(
-                "INSERT OR IGNORE INTO story_artifacts(story_id, artifact_role, doc_id, "
-                "doc_version, path, section, chunk_id, change_type, summary, source_ref, "
-                "created_at, created_by, record_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (sid, a["role"], doc_id, a["doc_version"], a["path"], a["section"],
-                 a["chunk_id"], a["change_type"], a["content"], a["source_ref"],
-                 a["created_at"], a["created_by"], a["record_id"])).rowcount
-    return changed
+            artifacts.append((sid, a["role"], doc_id, a["doc_version"], a["path"], a["section"],
+                              a["chunk_id"], a["change_type"], a["content"], a["source_ref"],
+                              a["created_at"], a["created_by"], a["record_id"]))
+    before = conn.total_changes
+    conn.executemany(
+        "INSERT OR IGNORE INTO story_records(story_id, project_id, title, status, "
+        "baseline_commit_sha, created_at, updated_at, created_by, updated_by) "
+        "VALUES (?,?,?,?,?,?,?,?,?)", new_stories)
+    conn.executemany(
+        "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, "
+        "meta, created_at, record_id) VALUES (?,?,?,?,?,?,?)", links)
+    conn.executemany(
+        "INSERT OR IGNORE INTO story_artifacts(story_id, artifact_role, doc_id, "
+        "doc_version, path, section, chunk_id, change_type, summary, source_ref, "
+        "created_at, created_by, record_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", artifacts)
+    return changed + conn.total_changes - before
 
 
 # -- moving records between the store and git -------------------------------------------
@@ -231,6 +282,7 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
     seen: dict[str, str] = json.loads(_kv(conn, REFS_KEY) or "{}") if not force else {}
     known = set(seen.values())  # commits whose records are all in the store
     found: list[Record] = []
+    lines: list[str] = []
     for name, sha in refs.items():
         if seen.get(name) == sha or sha in known:
             continue
@@ -241,7 +293,7 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
             continue
         base = parents[0] if len(parents) == 1 and parents[0] in known else seen.get(name)
         paths = _changed_paths(root, base, sha) if base else None
-        recs = R.commit_records(root, sha, paths=paths, warn=warn, what=name)
+        recs = R.commit_records(root, sha, paths=paths, warn=warn, what=name, lines=lines)
         if recs is None:
             (warn or R._stderr_warn)(f"{name} is not a genesis ledger; skipped")
             continue
@@ -249,9 +301,9 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
         known.add(sha)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        new = store_records(conn, found)
+        new = store_records(conn, found, lines)
         stories = sorted({r.story_id for r in new if r.story_id})
-        apply(conn, stories, project_id)
+        apply(conn, stories, project_id, new=new)
         _set_kv(conn, REFS_KEY, json.dumps(refs, sort_keys=True))
         _set_kv(conn, SIG_KEY, sig)
     except BaseException:

@@ -1,0 +1,188 @@
+"""Speed of the shared story ledger: ``genesis sync`` and the rebuild of a fresh clone.
+
+A ledger of 1,000 stories × 10 records (created, a title, two links, six
+artifacts with Chinese and English text) is written into a clone and pushed to a
+bare repository on disk (``file://``).  Then, end to end through the real CLI,
+median of ``--runs`` runs:
+
+* ``genesis sync`` with nothing new;
+* ``genesis sync`` that pulls 100 new records (a teammate wrote 100 notes and
+  pushed them), merged with one local record of its own;
+* ``genesis init`` in a fresh clone: it fetches the ledger and builds the
+  local view (the store's story tables) from the 10,000 records;
+* the view's rebuild alone (in-process, the records already fetched).
+
+It also reports the size of the ledger's objects on the remote, loose as the
+pushes left them and after ``git gc``.
+
+    python bench/ledger_bench.py [--runs 5] [--stories 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from genesis_git.ledger import records as R  # noqa: E402
+from genesis_git.ledger.records import Record  # noqa: E402
+
+GENESIS = [str(Path(sys.executable).parent / "genesis")]
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def env() -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if k != "GENESIS_HOME"}
+    out["GENESIS_HOOKS_INDEX"] = "off"
+    return out
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=env(), check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def story_records(n: int, who: str) -> list[Record]:
+    out = []
+    for i in range(n):
+        sid = f"STORY-{i + 1}"
+        base = {"author_name": who, "author_email": f"{who}@example.com"}
+        out.append(Record.new("story.created", story_id=sid, **base,
+                              payload={"title": f"订单 story {i}", "status": "in_progress"}))
+        out.append(Record.new("story.title", story_id=sid, **base,
+                              payload={"title": f"Discount codes for orders, part {i}"}))
+        for k in range(2):
+            sha = f"{i:020x}{k:020x}"
+            out.append(Record.new("link.added", story_id=sid, **base,
+                                  payload={"link_type": "commit", "target": sha,
+                                           "description": f"{sid}: change {k}",
+                                           "meta": {"subject": f"{sid}: change {k}"}}))
+        for k, role in enumerate(("requirement", "decision", "risk", "analysis", "note",
+                                  "test_model")):
+            out.append(Record.new("artifact.added", story_id=sid, **base,
+                                  payload={"role": role, "content": f"{role} {k}: 订单表新增字段 "
+                                           f"discount_code must stay consistent ({i})",
+                                           "path": f"app/module_{i % 50}.py",
+                                           "source_ref": "s-bench", "note_id": R.new_id()}))
+    return out
+
+
+def clone(remote: Path, where: Path, who: str) -> Path:
+    git(where.parent, "clone", "-q", f"file://{remote}", str(where))
+    git(where, "config", "user.name", who)
+    git(where, "config", "user.email", f"{who}@example.com")
+    return where
+
+
+def size_of(repo: Path) -> dict[str, int]:
+    out = {}
+    for line in git(repo, "count-objects", "-v").splitlines():
+        key, _, value = line.partition(": ")
+        out[key] = int(value)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--stories", type=int, default=1000)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="genesis-ledger-bench-"))
+    try:
+        seed = tmp / "seed"
+        seed.mkdir()
+        git(seed, "init", "-q", "-b", "main")
+        (seed / ".genesis.toml").write_text("[ledger]\nshare = true\n")
+        git(seed, "add", "-A")
+        git(seed, "-c", "user.name=s", "-c", "user.email=s@x", "commit", "-q", "-m", "init")
+        remote = tmp / "remote.git"
+        git(tmp, "clone", "-q", "--bare", str(seed), str(remote))
+        author = clone(remote, tmp / "author", "ana")
+        subprocess.run([*GENESIS, "init"], cwd=author, env=env(), check=True,
+                       stdout=subprocess.DEVNULL)
+        recs = story_records(args.stories, "ana")
+        t0 = time.perf_counter()
+        R.append_records(author, recs)
+        write_s = time.perf_counter() - t0
+        subprocess.run([*GENESIS, "sync"], cwd=author, env=env(), check=True,
+                       stdout=subprocess.DEVNULL)
+        loose = size_of(remote)
+        print(f"ledger: {len(recs)} records in {args.stories} stories "
+              f"(written into the ref in {write_s:.2f} s)")
+
+        teammate = clone(remote, tmp / "bo", "bo")
+        subprocess.run([*GENESIS, "init"], cwd=teammate, env=env(), check=True,
+                       stdout=subprocess.DEVNULL)
+
+        noop = [timed([*GENESIS, "sync"], author) for _ in range(args.runs)]
+
+        pull = []
+        for run in range(args.runs):
+            new = [Record.new("artifact.added", story_id=f"STORY-{(run * 100 + k) % args.stories + 1}",
+                              author_name="bo", author_email="bo@example.com",
+                              payload={"role": "risk", "content": f"risk {run}-{k} 风险"})
+                   for k in range(100)]
+            R.append_records(teammate, new)
+            subprocess.run(["git", "push", "-q", "--no-verify", "origin",
+                            f"{R.LEDGER_REF}:{R.LEDGER_REF}"], cwd=teammate, check=True)
+            subprocess.run([*GENESIS, "story", "set", "STORY-1", "--status", "review"],
+                           cwd=author, env=env(), check=True, stdout=subprocess.DEVNULL)
+            pull.append(timed([*GENESIS, "sync"], author))
+            subprocess.run([*GENESIS, "sync"], cwd=teammate, env=env(), check=True,
+                           stdout=subprocess.DEVNULL)
+
+        fresh = []
+        rebuild = []
+        for run in range(args.runs):
+            where = clone(remote, tmp / f"fresh{run}", "cy")
+            fresh.append(timed([*GENESIS, "init"], where))
+            sys.path.insert(0, str(ROOT))
+            from genesis_git.db.connect import connect
+            from genesis_git.ledger.view import refresh
+
+            db = tmp / f"view{run}.db"
+            conn = connect(db)
+            t0 = time.perf_counter()
+            got = refresh(conn, where, where / ".git", "bench", force=True)
+            rebuild.append(time.perf_counter() - t0)
+            assert got["imported"] >= len(recs), got
+            conn.close()
+        git(remote, "gc", "-q")
+        packed = size_of(remote)
+
+        def row(name: str, values: list[float], target: str) -> str:
+            return (f"| {name} | {statistics.median(values):.2f} s | {min(values):.2f}–"
+                    f"{max(values):.2f} s | {target} |")
+
+        print()
+        print(f"| case ({args.stories:,} stories × 10 records, local `file://` remote) "
+              "| median | range | target |")
+        print("|---|---:|---:|---:|")
+        print(row("`genesis sync`, nothing new", noop, "≤ 0.5 s"))
+        print(row("`genesis sync` pulling 100 new records (and pushing 1)", pull, "≤ 1 s"))
+        print(row("`genesis init` in a fresh clone (fetch + view from the ref)", fresh, "≤ 2 s"))
+        print(row("the view rebuilt from the ref alone (in-process)", rebuild, ""))
+        print()
+        print(f"remote ledger objects: {loose['size'] + loose['size-pack']} KiB as pushed "
+              f"({loose['count']} loose objects, {loose['size-pack']} KiB packed); "
+              f"{packed['size-pack']} KiB after git gc (the whole remote, with the "
+              f"{len(recs) + args.runs * 100} records and one code commit)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
