@@ -107,6 +107,23 @@ def main() -> None:
     run(["git", "worktree", "add", "-q", "--detach", str(review), "HEAD"], repo)
     genesis("session", "start", cwd=review)
 
+    heading("A teammate's clone: the story ledger travels through the git remote")
+    remote = work / "shop-remote.git"
+    run([*git, "init", "-q", "--bare", str(remote)], work, show=False)
+    genesis("init", "--share", cwd=repo)  # [ledger] share = true, committed with the code
+    run(["git", "add", ".genesis.toml"], repo, show=False)
+    run(["git", "commit", "-q", "-m", "Share the story ledger"], repo, show=False)
+    run(["git", "remote", "add", "origin", remote.as_uri()], repo, show=False)
+    genesis("hooks", "install", cwd=repo)  # the fetch refspec for the new remote
+    run(["git", "push", "-u", "origin", "main"], repo)  # pre-push pushes the ledger along
+    mate = work / "shop-teammate"
+    run(["git", "clone", "-q", remote.as_uri(), str(mate)], work)
+    run(["git", "config", "user.name", "Demo Developer"], mate, show=False)
+    run(["git", "config", "user.email", "developer@example.com"], mate, show=False)
+    genesis("init", cwd=mate)  # sharing is on in the clone's .genesis.toml: the ledger is pulled
+    genesis("story", "context", "STORY-12", cwd=mate)
+    genesis("sync", "--json", cwd=mate)
+
     print(f"\nDone. Explore the demo repository at:\n  {repo}")
 
 

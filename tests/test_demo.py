@@ -24,7 +24,7 @@ def test_demo_runs_the_main_job(tmp_path: Path) -> None:
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
     headings = re.findall(r"^== (\d+)\. ", out, re.MULTILINE)
-    assert headings == [str(i) for i in range(1, 10)]
+    assert headings == [str(i) for i in range(1, 11)]
     assert "installed " in out and "/hooks/post-commit" in out
     assert re.search(r"started s-\S+: 2\d files, 0 cache hits", out)
     assert "impact of: 订单表新增字段 discount_code" in out
@@ -33,7 +33,11 @@ def test_demo_runs_the_main_job(tmp_path: Path) -> None:
     assert "discount_code is nullable; existing orders keep NULL" in out
     assert "rejected" in out  # the inbox card without a license
     assert "DSG-" in out
-    last = out.split("== 9. ")[1]
+    mate = out.split("== 10. ")[1]
+    assert re.search(r"ledger: pulled \d+ records from origin", mate)
+    assert "discount_code is nullable; existing orders keep NULL — Demo Analyst" in mate
+    assert '"pulled": 0' in mate and '"remote": "origin"' in mate
+    last = out.split("== 9. ")[1].split("== 10. ")[0]
     assert re.search(r"\b0 misses\b", last) and "0 new chunks" in last
     repo = Path(out.strip().splitlines()[-1].strip())
     assert repo.is_dir() and (repo / ".git" / "genesis" / "genesis.db").is_file()
