@@ -7,7 +7,7 @@ record are saved together or not at all.  The record waits in the store's
 to the ledger ref; a ``private`` record never leaves the clone.
 
 The hooks import this module on every commit, so it stays as light as they
-are: ``os``, ``json``, ``time`` and ``secrets``, nothing else.  The format of
+are: ``os``, ``json`` and ``time``, nothing else.  The format of
 a record line is defined here (:func:`record_line`) and nowhere else.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
@@ -44,7 +43,7 @@ def new_id(ms: int | None = None) -> str:
         now = _last[0]
         rand = (_last[1] + 1) & ((1 << 80) - 1)
     else:
-        rand = secrets.randbits(80)
+        rand = int.from_bytes(os.urandom(10), "big")
     if ms is None:
         _last[0], _last[1] = now, rand
     return _b32(now, 10) + _b32(rand, 16)

@@ -317,5 +317,9 @@ def refresh_quietly(conn: sqlite3.Connection, repo: Any) -> None:
     """:func:`refresh` for any command: a failure is one warning, never the command's end."""
     try:
         refresh(conn, repo.root, repo.common_dir, repo.project_id)
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return  # the command says so itself if it needs the store; the next one catches up
+        R._stderr_warn(f"the ledger view was not updated: {exc}")
     except (R.GitError, OSError, sqlite3.Error, ValueError) as exc:
         R._stderr_warn(f"the ledger view was not updated: {exc}")

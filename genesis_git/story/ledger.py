@@ -173,12 +173,14 @@ def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
     return bool(cur.rowcount)
 
 
-def drop_commit(conn: sqlite3.Connection, sha: str) -> int:
-    """Forget a commit: its links and its changed-file artifacts.  Returns rows removed."""
-    for (story_id,) in conn.execute("SELECT story_id FROM story_links WHERE "
-                                    "link_type='commit' AND target_ref=?", (sha,)).fetchall():
-        outbox.emit(conn, "link.removed", {"link_type": "commit", "target": sha},
-                    story_id=story_id)
+def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True) -> int:
+    """Forget a commit: its links and its changed-file artifacts.  Returns rows removed.
+    ``record=False`` forgets it in this clone only (the shared ledger keeps the link)."""
+    if record:
+        for (story_id,) in conn.execute("SELECT story_id FROM story_links WHERE "
+                                        "link_type='commit' AND target_ref=?", (sha,)).fetchall():
+            outbox.emit(conn, "link.removed", {"link_type": "commit", "target": sha},
+                        story_id=story_id)
     n = conn.execute("DELETE FROM story_links WHERE link_type='commit' AND target_ref=?",
                      (sha,)).rowcount
     n += conn.execute("DELETE FROM story_artifacts WHERE doc_id=? AND source_ref=?",

@@ -54,8 +54,8 @@ def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
         stale = [sha for sha in linked if sha not in reachable]
         pruned = 0
         if prune:
-            for sha in stale:
-                ledger.drop_commit(conn, sha)
+            for sha in stale:  # unreachable here, maybe not in a teammate's clone: local only
+                ledger.drop_commit(conn, sha, record=False)
                 pruned += 1
     cleared = hooklog.clear(repo)
     return {
