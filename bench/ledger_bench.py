@@ -10,7 +10,8 @@ median of ``--runs`` runs:
   pushed them), merged with one local record of its own;
 * ``genesis init`` in a fresh clone: it fetches the ledger and builds the
   local view (the store's story tables) from the 10,000 records;
-* the view's rebuild alone (in-process, the records already fetched).
+* the view's rebuild alone (in-process, the records already fetched);
+* for scale, ``git fetch`` with nothing new and ``genesis --version``.
 
 It also reports the size of the ledger's objects on the remote, loose as the
 pushes left them and after ``git gc``.
@@ -128,6 +129,8 @@ def main() -> None:
                        stdout=subprocess.DEVNULL)
 
         noop = [timed([*GENESIS, "sync"], author) for _ in range(args.runs)]
+        fetch = [timed(["git", "fetch", "-q", "origin"], author) for _ in range(args.runs)]
+        version = [timed([*GENESIS, "--version"], author) for _ in range(args.runs)]
 
         pull = []
         for run in range(args.runs):
@@ -175,6 +178,10 @@ def main() -> None:
         print(row("`genesis sync` pulling 100 new records (and pushing 1)", pull, "≤ 1 s"))
         print(row("`genesis init` in a fresh clone (fetch + view from the ref)", fresh, "≤ 2 s"))
         print(row("the view rebuilt from the ref alone (in-process)", rebuild, ""))
+        print(row("for scale: `git fetch` with nothing new", fetch, ""))
+        print(row("for scale: `genesis --version` (interpreter start)", version, ""))
+        print(f"\nload average during the run: {os.getloadavg()[0]:.1f} "
+              f"on {os.cpu_count()} cores")
         print()
         print(f"remote ledger objects: {loose['size'] + loose['size-pack']} KiB as pushed "
               f"({loose['count']} loose objects, {loose['size-pack']} KiB packed); "
