@@ -324,8 +324,6 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "impact": _add_impact,
     "story": _add_story,
     "ledger": _add_ledger,
-
-
     "sync": _add_sync,
     "hooks": _add_hooks,
     "design": _add_design,

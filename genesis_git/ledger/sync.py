@@ -285,8 +285,10 @@ def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[s
 
 def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = None, *,
          store_dir: Path, warn: Warn | None = None, timeout: float | None = None,
-         push: bool = True) -> dict[str, Any]:
-    """Fetch, merge, push and update the view (see the module's docstring)."""
+         bind: bool = True) -> dict[str, Any]:
+    """Fetch, merge, push and update the view (see the module's docstring).  ``bind``:
+    also bind story commits that no hook saw (the pre-push hook leaves that out: it
+    must stay quick, and the commits it pushes were made here, under the hooks)."""
     root = repo.root
     say = warn or R._stderr_warn
     share = bool(config.bool("ledger.share"))
@@ -303,7 +305,8 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
     with sync_lock(store_dir):
         flushed = view.flush(conn, root)
         if remote is None:
-            stories.update(bind_new_commits(conn, repo, config))
+            if bind:
+                stories.update(bind_new_commits(conn, repo, config))
             flushed += view.flush(conn, root)
             notes.append("no remote: the ledger stays in this clone "
                          "(add one with `git remote add origin URL`)")
@@ -322,9 +325,10 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 if attempt == 0:
                     if theirs is None:
                         notes.append(f"{remote} has no ledger yet")
-                    # commits no hook saw (a squash merge on the server, pulled since),
-                    # bound once the remote's records are in: only what is new is recorded
-                    stories.update(bind_new_commits(conn, repo, config))
+                    if bind:
+                        # commits no hook saw (a squash merge on the server, pulled since),
+                        # bound once the remote's records are in: only what is new is recorded
+                        stories.update(bind_new_commits(conn, repo, config))
                 flushed += view.flush(conn, root)
                 local = R.resolve(root, R.LEDGER_REF)
                 if not share:
