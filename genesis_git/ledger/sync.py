@@ -23,18 +23,17 @@ compare-and-swap (``git update-ref REF NEW OLD``), retried when it loses.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from genesis_git.ledger import records as R
 from genesis_git.ledger import view
-from genesis_git.ledger.records import Warn
+from genesis_git.ledger.records import Record, Warn
 
 ATTEMPTS = 5
 SCANNED_KEY = "ledger.scanned"
@@ -152,12 +151,6 @@ def _is_ledger(root: str | Path, commit: str) -> bool:
     return out.returncode == 0
 
 
-def _is_ancestor(root: str | Path, a: str, b: str) -> bool:
-    out = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=str(root),
-                           capture_output=True, env=R.git_env())
-    return out.returncode == 0
-
-
 def _diff_blobs(root: str | Path, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
     """``(path, old blob, new blob)`` of the files that differ between two ledger commits."""
     out = R.git(root, "diff-tree", "-r", "-z", "--no-renames", old, new)
@@ -179,8 +172,8 @@ def _diff_blobs(root: str | Path, old: str, new: str) -> list[tuple[str, str | N
     return result
 
 
-def merge(root: str | Path, local: str, theirs: str) -> str:
-    """A commit with both sides' records (``local`` first parent)."""
+def merged_files(root: str | Path, local: str, theirs: str) -> dict[str, bytes]:
+    """The files of ``theirs`` that differ from ``local``, as the union of both sides."""
     files: dict[str, bytes] = {}
     diffs = _diff_blobs(root, local, theirs)
     blobs = R.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
@@ -188,7 +181,13 @@ def merge(root: str | Path, local: str, theirs: str) -> str:
         if path == R.MARKER:
             continue
         files[path] = R.union_lines(blobs.get(a or "", b""), blobs.get(b or "", b""))
-    return R.write_commit(root, local, files, [local, theirs], "genesis ledger: merge")
+    return files
+
+
+def merge(root: str | Path, local: str, theirs: str) -> str:
+    """A commit with both sides' records (``local`` first parent)."""
+    return R.write_commit(root, local, merged_files(root, local, theirs), [local, theirs],
+                          "genesis ledger: merge")
 
 
 def count_new(root: str | Path, old: str | None, new: str) -> int:
@@ -212,20 +211,46 @@ def _fetch(root: str | Path, remote: str, timeout: float | None) -> None:
           fetch_refspec(remote), timeout=timeout)
 
 
-def _merge_into_local(root: str | Path, theirs: str | None) -> str | None:
-    """Merge ``theirs`` into the local ledger ref (compare-and-swap, retried); the new tip."""
+def _merge_into_local(root: str | Path, theirs: str | None,
+                      extra: Sequence[Record] = ()) -> str | None:
+    """Merge ``theirs`` and the records ``extra`` into the local ledger ref, in one commit
+    at most (compare-and-swap, retried); the new tip."""
+    by_path: dict[str, list[Record]] = {}
+    for rec in extra:
+        by_path.setdefault(R.record_path(rec.story_id, rec.session_id), []).append(rec)
     for attempt in range(20):
         local = R.resolve(root, R.LEDGER_REF)
-        if theirs is None or local == theirs:
-            return local
-        if local is None:
-            target = theirs
-        elif _is_ancestor(root, theirs, local):
-            return local
-        elif _is_ancestor(root, local, theirs):
-            target = theirs
+        base, parents = local, [local] if local else []
+        files: dict[str, bytes] = {}
+        if theirs is not None and theirs != local:
+            if local is None:
+                base, parents = theirs, [theirs]
+            else:
+                common = R.git(root, "merge-base", local, theirs, check=False).decode().strip()
+                if common == local:
+                    base, parents = theirs, [theirs]  # a fast-forward
+                elif common != theirs:
+                    files = merged_files(root, local, theirs)
+                    parents = [local, theirs]
+        if by_path:
+            current = R.tree_files(root, base) if base else {}
+            if current is None:
+                raise R.GitError(f"{R.LEDGER_REF} is not a genesis ledger")
+            blobs = R.read_blobs(root, [current[p] for p in by_path
+                                        if p in current and p not in files])
+            for path, recs in by_path.items():
+                before = files.get(path, blobs.get(current.get(path, ""), b""))
+                after = R.union_lines(before, "\n".join(r.to_json() for r in recs).encode())
+                if after != before:
+                    files[path] = after
+        if not files and len(parents) < 2:
+            target = base  # nothing new to write: at most a fast-forward
+            if target is None or target == local:
+                return local
         else:
-            target = merge(root, local, theirs)
+            target = R.write_commit(root, base, files, parents,
+                                    "genesis ledger: merge" if len(parents) > 1 else
+                                    f"genesis ledger: {len(extra)} records")
         if R.update_ref(root, R.LEDGER_REF, target, local, "genesis: merge the remote ledger"):
             return target
         time.sleep(0.02 * (attempt + 1))
@@ -303,11 +328,11 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
     pulled = pushed = 0
     stories: set[str] = set()
     with sync_lock(store_dir):
-        flushed = view.flush(conn, root)
+        flushed = 0
         if remote is None:
             if bind:
                 stories.update(bind_new_commits(conn, repo, config))
-            flushed += view.flush(conn, root)
+            flushed = view.flush(conn, root)
             notes.append("no remote: the ledger stays in this clone "
                          "(add one with `git remote add origin URL`)")
         else:
@@ -321,7 +346,6 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 if theirs is not None and not _is_ledger(root, theirs):
                     say(f"{remote}'s refs/genesis/ledger is not a genesis ledger; not merged")
                     theirs = None
-                _merge_into_local(root, theirs)
                 if attempt == 0:
                     if theirs is None:
                         notes.append(f"{remote} has no ledger yet")
@@ -329,8 +353,9 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                         # commits no hook saw (a squash merge on the server, pulled since),
                         # bound once the remote's records are in: only what is new is recorded
                         stories.update(bind_new_commits(conn, repo, config))
-                flushed += view.flush(conn, root)
-                local = R.resolve(root, R.LEDGER_REF)
+                waiting = view.pending(conn)  # written with the merge: one commit at most
+                local = _merge_into_local(root, theirs, waiting)
+                flushed += view.mark_written(conn, [r.id for r in waiting])
                 if not share:
                     if local != theirs and local is not None:
                         notes.append("sharing is off: nothing was pushed "
@@ -355,6 +380,3 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
             "written": flushed, "stories": sorted(stories), "total_stories": total,
             "notes": notes}
 
-
-def store_dir_of(db_path: str | Path) -> Path:
-    return Path(os.path.dirname(os.path.abspath(str(db_path))))

@@ -250,7 +250,13 @@ def flush(conn: sqlite3.Connection, root: str | Path) -> int:
     if not recs:
         return 0
     R.append_records(root, recs)
-    ids = [r.id for r in recs]
+    return mark_written(conn, [r.id for r in recs])
+
+
+def mark_written(conn: sqlite3.Connection, ids: Sequence[str]) -> int:
+    """Note that these records are in the ledger ref now; returns how many."""
+    if not ids:
+        return 0
     conn.execute("BEGIN IMMEDIATE")
     try:
         for i in range(0, len(ids), 500):
@@ -261,7 +267,7 @@ def flush(conn: sqlite3.Connection, root: str | Path) -> int:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-    return len(recs)
+    return len(ids)
 
 
 def _changed_paths(root: str | Path, old: str, new: str) -> list[str] | None:
