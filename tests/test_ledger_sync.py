@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from genesis_git.ledger import records as R
-from tests.conftest import git, write
+
+from helpers import git, write
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow

@@ -16,7 +16,8 @@ from genesis_git.ledger import outbox, view
 from genesis_git.ledger import records as R
 from genesis_git.ledger import sync as S
 from genesis_git.setup import enable_share
-from tests.conftest import git, make_repo
+
+from helpers import git, make_repo
 
 
 @pytest.fixture

@@ -276,8 +276,8 @@ def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[s
     merge done on the server): only commits not reachable from the tips of last time."""
     import json
 
-    from genesis_git.story.binding import BindResult, apply, trailer_sessions
-    from genesis_git.story.commits import changed_files, story_ids, walk_commits
+    from genesis_git.story.binding import BindResult, apply, history_sessions
+    from genesis_git.story.commits import StoryRules, changed_files, story_ids, walk_commits
 
     if repo.head_sha() is None:
         return []
@@ -291,13 +291,13 @@ def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[s
                     input="".join(t + "\n" for t in before).encode(),
                     check=False).decode().splitlines() if before else []
     exclude = [f"^{ln.split()[0]}" for ln in present if ln.endswith(" commit")]
-    pattern = config.str("story.pattern")
+    pattern = StoryRules.from_config(config).effective
     commits = walk_commits(repo, ["HEAD", "--branches", "--remotes", *exclude])
     story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
     conn.execute("BEGIN IMMEDIATE")
     try:
         result = apply(conn, repo, pattern, story_commits, changed_files(repo, story_commits),
-                       session_for=trailer_sessions(conn), notes_before_commit=True,
+                       session_for=history_sessions(conn, repo), notes_before_commit=True,
                        result=BindResult())
         conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)",
                      (SCANNED_KEY, json.dumps(tips)))

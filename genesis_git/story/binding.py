@@ -378,6 +378,8 @@ def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
             conn.execute("UPDATE session_artifacts SET bound_commit=NULL, bound_at=NULL "
                          "WHERE id=?", (note_id,))
             continue
+        note = conn.execute("SELECT record_id, private FROM session_artifacts WHERE id=?",
+                            (note_id,)).fetchone()
         for a in rows[:1]:
             for sid in targets:
                 ledger.add_artifact(conn, sid, a["artifact_role"], doc_id=doc_id,
@@ -385,7 +387,9 @@ def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
                                     section=a["section"], chunk_id=a["chunk_id"],
                                     change_type=a["change_type"], summary=a["summary"],
                                     source_ref=a["source_ref"], created_by=a["created_by"],
-                                    created_at=a["created_at"])
+                                    created_at=a["created_at"],
+                                    note_id=note["record_id"] if note else None,
+                                    private=bool(note and note["private"]))
             for req in conn.execute(
                     "SELECT * FROM story_artifacts WHERE artifact_role='requirement' AND "
                     "source_ref=? AND story_id=?", (a["source_ref"], a["story_id"])).fetchall():
