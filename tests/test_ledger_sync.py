@@ -50,8 +50,11 @@ def context(clone: Path, story: str = "STORY-12") -> dict:
 
 
 def comparable(ctx: dict) -> dict:
-    """The context without what is local to one clone (row ids, the local session)."""
+    """The context without what is local to one clone (row ids, the local session, whether
+    a commit is in this clone's history)."""
     out = json.loads(json.dumps(ctx))
+    for c in out["commits"]:
+        c.pop("reachable", None)
     for items in out["artifacts"].values():
         for a in items:
             for key in ("id", "doc_id", "shared"):
