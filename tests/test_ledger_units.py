@@ -12,10 +12,10 @@ import pytest
 from genesis_git.db.connect import connect
 from genesis_git.hooks import run as hookrun
 from genesis_git.hooks.runtime import HookRepo
+from genesis_git.initialize import enable_share
 from genesis_git.ledger import outbox, view
 from genesis_git.ledger import records as R
 from genesis_git.ledger import sync as S
-from genesis_git.setup import enable_share
 
 from helpers import git, make_repo
 
