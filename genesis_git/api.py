@@ -158,8 +158,9 @@ class Genesis:
         """Create the store and a commented ``.genesis.toml`` (idempotent); ``share`` writes
         ``[ledger] share = true``.  When sharing is on, the remote's ledger is pulled."""
         from genesis_git.initialize import init_repo
+        from genesis_git.story.catchup import bind_new_commits
 
-        return init_repo(self.repo.root, share=share)
+        return init_repo(self.repo.root, share=share, bind=bind_new_commits)
 
     def doctor(self) -> list[Finding]:
         """Every check of ``genesis doctor``; a finding's ``status`` is ok, warn or error."""
@@ -505,8 +506,10 @@ class Genesis:
         from genesis_git.db.connect import store_path
         from genesis_git.ledger.records import GitError
         from genesis_git.ledger.sync import sync
+        from genesis_git.story.catchup import bind_new_commits
 
         ctx = self.context
+        kwargs.setdefault("bind", bind_new_commits)
         try:
             return sync(ctx.conn, ctx.repo, ctx.config, remote,
                         store_dir=store_path(ctx.repo).parent, **kwargs)

@@ -7,6 +7,7 @@ from typing import Any
 
 from genesis_git.config import CONFIG_FILE, default_config_text, load_config
 from genesis_git.db.connect import connect, store_path
+from genesis_git.ledger.sync import Binder
 from genesis_git.repo import Repo, find_repo
 
 
@@ -62,9 +63,10 @@ def enable_share(cfg_path: Path) -> bool:
 
 
 def init_repo(path: Path | str | None = None, *, share: bool = False,
-              sync: bool = True) -> dict[str, Any]:
+              sync: bool = True, bind: Binder | None = None) -> dict[str, Any]:
     """The store and ``.genesis.toml``; with ``share``, ``[ledger] share = true``.  When
-    sharing is on (now or already), the remote's ledger is pulled into the new store."""
+    sharing is on (now or already), the remote's ledger is pulled into the new store, and
+    ``bind`` (given by the core) binds the story commits of the history it brings."""
     repo = find_repo(path)
     db = store_path(repo)
     store_created = not db.exists()
@@ -96,7 +98,7 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
         warnings: list[str] = []
         try:
             result["sync"] = run_sync(conn, repo, config, store_dir=db.parent,
-                                      warn=warnings.append)
+                                      warn=warnings.append, bind=bind)
         except (GitError, OSError) as exc:
             warnings.append(f"the shared ledger was not pulled: {exc}")
         finally:

@@ -258,7 +258,7 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
             full = repo.to_repo()
             warned: list[str] = []
             sync(conn, full, config, remote, store_dir=Path(store_path(repo)).parent,
-                 warn=warned.append, timeout=timeout, bind=False)
+                 warn=warned.append, timeout=timeout, bind=None)
         finally:
             conn.close()
         if warned:

@@ -86,14 +86,15 @@ def identity(conn: sqlite3.Connection) -> tuple[str, str]:
     git_dir = _git_dir_of(conn)
     key = git_dir or os.getcwd()
     if key not in _identities:
-        from genesis_git.hooks.runtime import run_git
+        from genesis_git.ledger.records import git
 
         args = ["config", "--get-regexp", r"^user\.(name|email)$"]
         if git_dir:
             args[:0] = [f"--git-dir={git_dir}"]
         found: dict[str, str] = {}
         try:
-            code, out, _ = run_git(args)
+            out = git(os.getcwd(), *args, check=False)
+            code = 0 if out else 1
         except OSError:
             code, out = 1, b""
         if code == 0:

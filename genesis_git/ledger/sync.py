@@ -26,7 +26,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -35,8 +35,10 @@ from genesis_git.ledger import records as R
 from genesis_git.ledger import view
 from genesis_git.ledger.records import Record, Warn
 
+# binds story commits that arrived without a hook seeing them; the story layer gives it
+Binder = Callable[[sqlite3.Connection, Any, Any], list[str]]
+
 ATTEMPTS = 5
-SCANNED_KEY = "ledger.scanned"
 
 
 def tracking_ref(remote: str) -> str:
@@ -271,48 +273,11 @@ def _push(root: str | Path, remote: str, timeout: float | None) -> tuple[bool, b
     return False, moved, lines[-1] if lines else f"git push exited {proc.returncode}"
 
 
-def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[str]:
-    """Bind story commits that arrived without a hook seeing them (a pull of a squash
-    merge done on the server): only commits not reachable from the tips of last time."""
-    import json
-
-    from genesis_git.story.binding import BindResult, apply, history_sessions
-    from genesis_git.story.commits import StoryRules, changed_files, story_ids, walk_commits
-
-    if repo.head_sha() is None:
-        return []
-    tips = sorted(set(R.git(repo.root, "rev-parse", "HEAD", "--branches", "--remotes",
-                            check=False).decode().split()))
-    row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (SCANNED_KEY,)).fetchone()
-    before = json.loads(row[0]) if row else []
-    if before == tips:
-        return []
-    present = R.git(repo.root, "cat-file", "--batch-check=%(objectname) %(objecttype)",
-                    input="".join(t + "\n" for t in before).encode(),
-                    check=False).decode().splitlines() if before else []
-    exclude = [f"^{ln.split()[0]}" for ln in present if ln.endswith(" commit")]
-    pattern = StoryRules.from_config(config).effective
-    commits = walk_commits(repo, ["HEAD", "--branches", "--remotes", *exclude])
-    story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = apply(conn, repo, pattern, story_commits, changed_files(repo, story_commits),
-                       session_for=history_sessions(conn, repo), notes_before_commit=True,
-                       result=BindResult())
-        conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)",
-                     (SCANNED_KEY, json.dumps(tips)))
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-    return list(result.stories)
-
-
 def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = None, *,
          store_dir: Path, warn: Warn | None = None, timeout: float | None = None,
-         bind: bool = True) -> dict[str, Any]:
+         bind: Binder | None = None) -> dict[str, Any]:
     """Fetch, merge, push and update the view (see the module's docstring).  ``bind``:
-    also bind story commits that no hook saw (the pre-push hook leaves that out: it
+    binds story commits that no hook saw (the pre-push hook leaves it out: it
     must stay quick, and the commits it pushes were made here, under the hooks)."""
     root = repo.root
     say = warn or R._stderr_warn
@@ -331,7 +296,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
         flushed = 0
         if remote is None:
             if bind:
-                stories.update(bind_new_commits(conn, repo, config))
+                stories.update(bind(conn, repo, config))
             flushed = view.flush(conn, root)
             notes.append("no remote: the ledger stays in this clone "
                          "(add one with `git remote add origin URL`)")
@@ -352,7 +317,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                     if bind:
                         # commits no hook saw (a squash merge on the server, pulled since),
                         # bound once the remote's records are in: only what is new is recorded
-                        stories.update(bind_new_commits(conn, repo, config))
+                        stories.update(bind(conn, repo, config))
                 waiting = view.pending(conn)  # written with the merge: one commit at most
                 local = _merge_into_local(root, theirs, waiting)
                 flushed += view.mark_written(conn, [r.id for r in waiting])

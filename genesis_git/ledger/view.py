@@ -23,21 +23,21 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from genesis_git.db import kv
 from genesis_git.db.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
 from genesis_git.ledger import records as R
 from genesis_git.ledger.records import Record, Warn
 
-SIG_KEY = "ledger.refs.sig"
-REFS_KEY = "ledger.refs"
+SIG_KEY = "refs.sig"
+REFS_KEY = "refs"
 
 
 def _kv(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (key,)).fetchone()
-    return str(row[0]) if row else None
+    return kv.get(conn, "ledger", key)
 
 
 def _set_kv(conn: sqlite3.Connection, key: str, value: str) -> None:
-    conn.execute("INSERT OR REPLACE INTO genesis_kv(key, value) VALUES (?, ?)", (key, value))
+    kv.put(conn, "ledger", key, value)
 
 
 def signature(common_dir: str | Path) -> str:
