@@ -485,6 +485,19 @@ class Genesis:
         result: dict[str, Any] = service.mirror(self.repo, self.config, url)
         return result
 
+    def mirror_after_sync(self) -> tuple[dict[str, Any] | None, GenesisError | None]:
+        """What ``genesis sync`` does after syncing: mirror when a mirror is configured.
+
+        ``(result, None)``; ``(None, None)`` without a mirror; ``({"error": …}, error)``
+        when the mirror failed, so that the sync, which did succeed, is still reported.
+        """
+        if not self.config.str("ledger.mirror").strip():
+            return None, None
+        try:
+            return self.mirror(), None
+        except GenesisError as exc:
+            return {"error": str(exc), "exit_code": int(exc.exit_code)}, exc
+
     def org_stories(self, *, url: str | None = None, status: str | None = None,
                     project: str | None = None) -> dict[str, Any]:
         """The stories of every repository in the mirror, each with its projects."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -330,3 +331,94 @@ def test_lines_out_of_canonical_form_and_malformed_ones(tmp_path: Path, pg_db) -
             ('says "id":"X" inside',)]
     again = run(root, "ledger", "mirror", "--json")
     assert json.loads(again.stdout)["sent"] == 0
+
+
+def test_real_commits_and_notes_of_two_repositories(tmp_path: Path, pg_db) -> None:
+    """The installed hooks record notes and commits; `ledger mirror` sends them (also those
+    still waiting for `genesis sync`), never a private note."""
+    roots = {}
+    for name, origin, text, role in (
+            ("backend", "git@git.example.com:org/backend.git", "discount_code is nullable",
+             "decision"),
+            ("web", "https://git.example.com/org/web.git", "old browsers hide the field",
+             "risk")):
+        root = project_repo(tmp_path / name, origin, pg_db.url)
+        env = {"GENESIS_HOME": str(tmp_path / f"{name}-store")}
+        for args in (("hooks", "install"), ("session", "start"),
+                     ("session", "note", text, "--role", role),
+                     ("session", "note", f"private thought of {name}", "--private")):
+            out = run(root, *args, env=env)
+            assert out.returncode == 0, (args, out.stderr)
+        (root / f"{name}.txt").write_text("x\n")
+        git(root, "add", f"{name}.txt")
+        done = subprocess.run(["git", "commit", "-q", "-m", "STORY-12: discount code"],
+                              cwd=root, env={**os.environ, **env}, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        out = run(root, "ledger", "mirror", "--json", env=env)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["added"] > 0
+        roots[name] = (root, env)
+    root, env = roots["web"]
+    out = run(root, "story", "context", "STORY-12", "--org", "--json", env=env)
+    assert out.returncode == 0, out.stderr
+    ctx = json.loads(out.stdout)
+    assert ctx["story"]["projects"] == ["git.example.com/org/backend", "git.example.com/org/web"]
+    assert [(a["project"], a["summary"]) for a in ctx["artifacts"]["decision"]] == [
+        ("git.example.com/org/backend", "discount_code is nullable")]
+    assert [(a["project"], a["summary"]) for a in ctx["artifacts"]["risk"]] == [
+        ("git.example.com/org/web", "old browsers hide the field")]
+    assert sorted((c["project"], c["subject"]) for c in ctx["commits"]) == [
+        ("git.example.com/org/backend", "STORY-12: discount code"),
+        ("git.example.com/org/web", "STORY-12: discount code")]
+    assert {(f["project"], f["path"]) for f in ctx["files"]} >= {
+        ("git.example.com/org/backend", "backend.txt"), ("git.example.com/org/web", "web.txt")}
+    assert "private thought" not in out.stdout
+    with pg_db.admin() as conn:
+        assert conn.execute("SELECT count(*) FROM genesis_records "
+                            "WHERE payload::text LIKE '%private thought%'").fetchone()[0] == 0
+    before = counts(pg_db)
+    for root, env in roots.values():
+        assert run(root, "ledger", "mirror", env=env).stdout.startswith(
+            "the mirror is up to date")
+    assert counts(pg_db) == before
+
+
+def test_sync_mirrors_too_and_the_hooks_never_do(tmp_path: Path, pg_db) -> None:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    root = project_repo(tmp_path / "clone", f"file://{bare}", None)
+    (root / ".genesis.toml").write_text(
+        f'[ledger]\nmirror = "{pg_db.url}"\nshare = true\nproject_id = "org/shop"\n')
+    for args in (("hooks", "install"), ("session", "start"),
+                 ("session", "note", "ship it behind a flag", "--role", "decision")):
+        assert run(root, *args).returncode == 0, args
+    commit_files(root, "STORY-12: flag", {"f.txt": "f\n"})
+    git(root, "push", "-q", "origin", "main")  # the pre-push hook shares the ledger...
+    with pg_db.admin() as conn:  # ...and never talks to PostgreSQL
+        assert conn.execute("SELECT to_regclass('genesis_migrations')").fetchone() == (None,)
+
+    out = run(root, "sync", "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["mirror"]["project"] == "org/shop" and res["mirror"]["added"] > 0
+    with pg_db.admin() as conn:
+        assert conn.execute("SELECT project_id, summary FROM story_artifacts "
+                            "WHERE artifact_role = 'decision'").fetchall() == [
+            ("org/shop", "ship it behind a flag")]
+    out = run(root, "sync")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].startswith("mirror: 0 new records of org/shop to ")
+
+    dead = f"postgresql://{pg_db.user}@127.0.0.1:1/org"
+    out = run(root, "sync", env={"GENESIS_LEDGER_MIRROR": dead})
+    assert out.returncode == 4
+    assert out.stdout.startswith("origin: pulled")  # the sync itself is reported
+    errors = [ln for ln in out.stderr.splitlines() if ln.startswith("genesis: error:")]
+    assert errors == [f"genesis: error: cannot reach the mirror at {dead}: Connection refused"]
+    out = run(root, "sync", "--json", env={"GENESIS_LEDGER_MIRROR": dead})
+    assert out.returncode == 4 and json.loads(out.stdout)["mirror"]["exit_code"] == 4
+
+    (root / ".genesis.toml").write_text('[ledger]\nshare = true\n')
+    out = run(root, "sync", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["mirror"] is None

@@ -15,6 +15,10 @@ def sync(
 ) -> None:
     """Fetch the remote's story ledger, merge it with this clone's, push the result.
 
+    When a PostgreSQL mirror is configured ([ledger] mirror), the ledger is then
+    mirrored too (as `genesis ledger mirror`); a mirror that fails gives one line
+    and exit 4 after the sync's own report.
+
     Records are merged by union, so nothing written in two clones at once is lost.
     Nothing is pushed unless the team shares the ledger ([ledger] share = true in
     .genesis.toml, written by `genesis init --share`).  A remote without a ledger yet
@@ -26,9 +30,11 @@ def sync(
     warnings: list[str] = []
     with Genesis() as g:
         result = g.sync(remote, warn=warnings.append)
+        result["mirror"], mirror_failed = g.mirror_after_sync()
     result["warnings"] = warnings
     if json_out:
         emit_json(result)
+        _mirror_failed(mirror_failed)
         return
     for line in warnings:
         note(f"warning: {line}")
@@ -40,3 +46,21 @@ def sync(
          f"pushed {result['pushed']}; {result['total_stories']} stories"
          + (f" ({', '.join(touched[:10])}{' …' if len(touched) > 10 else ''} updated)"
             if touched else ""))
+    mirrored = result["mirror"]
+    if mirrored and not mirror_failed:
+        echo(f"mirror: {mirrored['added']} new records of {mirrored['project']} to "
+             f"{mirrored['mirror']}")
+    _mirror_failed(mirror_failed)
+
+
+def _mirror_failed(error: Exception | None) -> None:
+    """The sync is done and reported; a mirror that failed still fails the command."""
+    if error is None:
+        return
+    import sys
+
+    from genesis_git.errors import ExitCode, GenesisError
+
+    sys.stderr.write(f"genesis: error: {error}\n")
+    code = error.exit_code if isinstance(error, GenesisError) else ExitCode.USER_ERROR
+    raise typer.Exit(int(code))
