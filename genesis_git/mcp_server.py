@@ -68,7 +68,7 @@ When to call which tool:
 Every tool takes an optional repo: the absolute path of the repository (or a
 folder inside it); without it, the server's working directory is used. Search
 and impact see the working tree as it is now. A very long query is read in
-part (its first 32,768 characters, its 32 weightiest terms) and the result says so.
+part (its first 32,768 characters, its 128 weightiest terms) and the result says so.
 Results carry the same JSON as the genesis command's --json (structured content).
 """
 

@@ -368,7 +368,7 @@ def default_synonyms() -> SynonymTable:
 # they left out.
 
 MAX_QUERY_CHARS = 32_768
-MAX_QUERY_TERMS = 32
+MAX_QUERY_TERMS = 128
 
 
 def bound_query(text: str, limit: int = MAX_QUERY_CHARS) -> tuple[str, int]:
