@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -184,6 +185,9 @@ def test_three_clones_concurrent_notes_in_every_sync_order(
         for n in range(2):
             gen(c, "session", "note", f"{who} note {n} 订单", "--role", "note")
         commit(c, f"{who}.txt", f"{who}\n", f"STORY-12: work of {who}")
+        # commit times are whole seconds: clones that bind commits of the same second
+        # order them by their own binding order, so each clone commits in its own second
+        time.sleep(1.05)
     gen(clones["cy"], "story", "set", "STORY-12", "--status", "review")
     for var in ("GENESIS_HOME", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"):
         monkeypatch.delenv(var, raising=False)

@@ -83,6 +83,9 @@ def _git_dir_of(conn: sqlite3.Connection) -> str | None:
 def identity(conn: sqlite3.Connection) -> tuple[str, str]:
     """``(name, email)`` of the writer: ``GIT_AUTHOR_NAME``/``GIT_AUTHOR_EMAIL`` when set
     (as git does for a commit), else ``user.name``/``user.email`` of git config."""
+    env_name, env_email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
+    if env_name and env_email:
+        return env_name, env_email
     git_dir = _git_dir_of(conn)
     key = git_dir or os.getcwd()
     if key not in _identities:
