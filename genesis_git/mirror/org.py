@@ -14,6 +14,8 @@ from typing import Any
 
 from genesis_git.errors import GenesisError, UsageError
 from genesis_git.mirror import schema
+from genesis_git.story.context import artifact_body
+from genesis_git.text import quote_path
 
 ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 COMMIT_SOURCE = "commit"
@@ -189,11 +191,7 @@ def _mark(project: str | None) -> str:
 
 
 def _artifact_line(a: dict[str, Any]) -> str:
-    where = a["path"] or ""
-    if a["section"]:
-        where += f" § {a['section']}"
-    text = (a["summary"] or "").replace("\n", " ")
-    body = f"{text} ({where})" if where and text else (text or where or (a["doc_id"] or ""))
+    body = artifact_body(a)
     who = f" — {a['created_by']}" if a.get("created_by") else ""
     return f"{_mark(a['project'])} {body}{who}"
 
@@ -209,7 +207,7 @@ def render_text(ctx: dict[str, Any], mirror: str) -> str:
               f"{c['author'] or ''}  {c['subject'] or ''}".rstrip()
               for c in ctx["commits"]] or ["  (none)"]
     lines += ["", f"files ({len(ctx['files'])}, net per project):"]
-    lines += [f"  {_mark(f['project'])} {f['change']:<8} {f['path']}"
+    lines += [f"  {_mark(f['project'])} {f['change']:<8} {quote_path(f['path'])}"
               for f in ctx["files"]] or ["  (none)"]
     lines += ["", "artifacts:"]
     for role, items in ctx["artifacts"].items():
@@ -239,7 +237,7 @@ def render_markdown(ctx: dict[str, Any]) -> str:
     out += [f"- {_mark(c['project'])} `{c['short']}` {(c['date'] or '')[:10]} "
             f"{c['author'] or ''}: {c['subject'] or ''}" for c in ctx["commits"]] or ["- (none)"]
     out += ["", f"## Changed files (net per project, {len(ctx['files'])})"]
-    out += [f"- {_mark(f['project'])} {f['change']}: `{f['path']}`"
+    out += [f"- {_mark(f['project'])} {f['change']}: `{quote_path(f['path'])}`"
             for f in ctx["files"]] or ["- (none)"]
     for role, items in ctx["artifacts"].items():
         if role == "requirement":

@@ -173,15 +173,19 @@ def _gone(c: dict[str, Any]) -> str:
     return "  (unreachable: rewritten or dropped)" if c.get("reachable") is False else ""
 
 
-def _artifact_line(a: dict[str, Any]) -> str:
+def artifact_body(a: dict[str, Any]) -> str:
+    """An artifact on one line: its summary and where it is (path quoted as git does)."""
     where = quote_path(a["path"]) if a["path"] else ""
     if a["section"]:
         where += f" § {a['section']}"
     text = (a["summary"] or "").replace("\n", " ")
     if where and text:
-        line = f"{text} ({where})"
-    else:
-        line = text or where or (a["doc_id"] or "")
+        return f"{text} ({where})"
+    return text or where or (a["doc_id"] or "")
+
+
+def _artifact_line(a: dict[str, Any]) -> str:
+    line = artifact_body(a)
     who = _who(a.get("created_by"))
     if who:
         when = (a.get("created_at") or "")[:16].replace("T", " ")
