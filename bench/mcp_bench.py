@@ -30,6 +30,7 @@ import queue
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -56,9 +57,10 @@ class Server:
     """``genesis mcp`` as a subprocess, spoken to in newline-delimited JSON-RPC."""
 
     def __init__(self, cwd: Path):
+        self.errors = tempfile.TemporaryFile()  # the server's log, shown if it ends early
         self.started = time.perf_counter()
         self.proc = subprocess.Popen([GENESIS, "mcp"], cwd=cwd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.PIPE, stderr=self.errors)
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -67,6 +69,7 @@ class Server:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.put(line)
+        self.lines.put(b"")  # the server closed its stdout: it has ended
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -77,7 +80,11 @@ class Server:
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}})
         while True:
-            message = json.loads(self.lines.get(timeout=600))
+            line = self.lines.get(timeout=600)
+            if not line:
+                self.errors.seek(0)
+                raise SystemExit(f"genesis mcp ended: {self.errors.read().decode().strip()}")
+            message = json.loads(line)
             if message.get("id") == self.next_id:
                 return message
 
