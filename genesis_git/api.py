@@ -316,7 +316,6 @@ class Genesis:
         refreshed (or started, said through ``announce``), then the search itself."""
         from genesis_git.retrieve.query import analyse
         from genesis_git.retrieve.results import SearchOptions
-        from genesis_git.session import ensure_session
 
         ctx = self.context
         opts = SearchOptions(
@@ -327,10 +326,9 @@ class Genesis:
         analyse(ctx.config, query)
         if refresh:
             ctx.repo.start_snapshot()  # git works on another core while numpy loads
-        from genesis_git.retrieve.engine import search
+        from genesis_git.retrieve.fresh import search_fresh
 
-        session_id = ensure_session(ctx, refresh=refresh, announce=announce)
-        return search(ctx, session_id, query, opts)
+        return search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
 
     # -- impact ---------------------------------------------------------------
     def investigate(self, requirement: str, *, use_rag: bool | None = None,

@@ -43,6 +43,7 @@ _STATUS = ("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked
            "--no-renames")
 _HEAD = ("rev-parse", "--verify", "-q", "HEAD")
 _SNAPSHOT = (_HEAD, _LS_FILES, _STATUS)
+_OPTIONAL = (True, False, False)  # a repository without commits has no HEAD
 
 
 def _spawn_git(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[subprocess.Popen[bytes]]:
@@ -74,6 +75,16 @@ def _collect_git(commands: Sequence[Sequence[str]], procs: Sequence[subprocess.P
             name = " ".join(a for a in args[:3] if not a.startswith("--"))
             raise _git_failed(name, err, proc.returncode)
     return result
+
+
+def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
+    """A file's identity and version: git replaces its index and refs by renaming a new
+    file into place, so a rewrite changes the inode and the times."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
@@ -153,7 +164,12 @@ class Repo:
     root: Path
     git_dir: Path
     common_dir: Path
-    _pending: list[subprocess.Popen[bytes]] | None = field(default=None, repr=False, compare=False)
+    _pending: tuple[list[int], list[subprocess.Popen[bytes]], list[object]] | None = field(
+        default=None, repr=False, compare=False)
+    # the last output of HEAD and ls-files with the file state it was read from, so that a
+    # long-lived process (the MCP server) runs only git status while neither changed
+    _kept: dict[int, tuple[object, bytes | None]] = field(default_factory=dict, repr=False,
+                                                          compare=False)
 
     # -- plumbing -------------------------------------------------------
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
@@ -252,13 +268,47 @@ class Repo:
         opening the store); :meth:`snapshot` then only collects their output.
         """
         if self._pending is None:
-            self._pending = _spawn_git(_SNAPSHOT, self.root)
+            self._pending = self._spawn_snapshot()
+
+    def _spawn_snapshot(self) -> tuple[list[int], list[subprocess.Popen[bytes]], list[object]]:
+        """The snapshot's git processes, without those whose answer this object already
+        holds for the same state of the files it depends on (see :meth:`_state_of`)."""
+        states = [self._state_of(i) for i in range(len(_SNAPSHOT))]
+        todo = [i for i, st in enumerate(states)
+                if st is None or i not in self._kept or self._kept[i][0] != st]
+        return todo, _spawn_git([_SNAPSHOT[i] for i in todo], self.root), states
+
+    def _state_of(self, which: int) -> object:
+        """What the output of ``_SNAPSHOT[which]`` depends on, as file stats; ``None`` when
+        it must always be asked (git status, or a layout this does not read)."""
+        if _SNAPSHOT[which] is _LS_FILES:
+            return _stat_key(self.git_dir / "index")
+        if _SNAPSHOT[which] is not _HEAD or (self.common_dir / "reftable").exists():
+            return None
+        try:
+            head = (self.git_dir / "HEAD").read_bytes()
+        except OSError:
+            return None
+        ref = head[5:].strip().decode("utf-8", "replace") if head.startswith(b"ref: ") else ""
+        if ref and not ref.startswith("refs/"):
+            return None
+        try:
+            if ref and (self.common_dir / ref).read_bytes().startswith(b"ref: "):
+                return None  # a symbolic ref to a symbolic ref: ask git
+        except OSError:
+            pass  # packed, or the branch has no commit yet
+        return (head, _stat_key(self.common_dir / ref) if ref else None,
+                _stat_key(self.common_dir / "packed-refs"))
 
     def snapshot(self) -> RawSnapshot:
         """HEAD, the index's files (``git ls-files -s``) and the worktree's changes
-        (``git status``), from three git processes that run side by side."""
-        procs, self._pending = self._pending or _spawn_git(_SNAPSHOT, self.root), None
-        head, stage, status = _collect_git(_SNAPSHOT, procs, (True, False, False))
+        (``git status``), from git processes that run side by side.  HEAD and the index's
+        files are asked again only when the files they come from changed."""
+        (todo, procs, states), self._pending = self._pending or self._spawn_snapshot(), None
+        outputs = _collect_git([_SNAPSHOT[i] for i in todo], procs, [_OPTIONAL[i] for i in todo])
+        for i, out in zip(todo, outputs, strict=True):
+            self._kept[i] = (states[i], out)
+        head, stage, status = (self._kept[i][1] for i in range(len(_SNAPSHOT)))
         assert stage is not None and status is not None
         return RawSnapshot(head.decode().strip() or None if head is not None else None,
                            stage, status)

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
 from genesis_git.api import Genesis
 
@@ -47,3 +48,30 @@ def test_a_kept_corpus_gives_the_same_impacts(shop: Path) -> None:
         assert kept.impact("apply_discount_code") == fresh.impact("apply_discount_code")
         assert kept._kept[1] is not held  # the refresh saw the new file
         assert kept.impact("apply_discount_code")["files"][0]["path"] == "app/coupons.py"
+
+
+def test_a_search_overlapped_with_the_refresh_is_the_plain_search(
+        shop: Path, mocker: MockerFixture) -> None:
+    """Search in a long-lived process runs while git refreshes; its result is kept only when
+    the refresh found the state it started from, so an edit a moment ago is always seen."""
+    import genesis_git.retrieve.fresh as fresh_mod
+    from genesis_git.retrieve.shapes import to_json
+
+    spy = mocker.spy(fresh_mod, "search")
+    queries = ["discount code", "订单", "OrderService create", "login token"]
+    with Genesis(shop) as plain, Genesis(shop, keep_corpus=True) as kept:
+        for q in queries * 2:
+            assert to_json(kept.search_query(q)) == to_json(plain.search_query(q))
+        kept.search_query("discount code")  # the rows are kept in memory for this connection
+        calls = spy.call_count
+        early = kept.search_query("discount code")
+        assert spy.call_count == calls + 1  # warm and unchanged: the early search answered
+        assert to_json(early) == to_json(plain.search_query("discount code"))
+        kept.search_query("discount code")
+        (shop / "app" / "coupons.py").write_text("def apply_zebra_voucher(order):\n    pass\n")
+        calls = spy.call_count
+        hits = kept.search_query("zebra voucher").hits
+        assert spy.call_count == calls + 2  # the early search was dropped and run again
+        assert hits and hits[0].path == "app/coupons.py"
+        assert to_json(kept.search_query("zebra voucher")) == \
+            to_json(plain.search_query("zebra voucher"))

@@ -345,6 +345,12 @@ def _state(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
 
 
+def is_warm(conn: sqlite3.Connection, session_id: str, embedder: str) -> bool:
+    """Whether :func:`session_index` would answer from memory, without reading the store."""
+    memo = _MEMO.get((store_file(conn), session_id, embedder))
+    return memo is not None and memo[0] is conn and memo[1] == _state(conn)
+
+
 def session_index(conn: sqlite3.Connection, session_id: str, embedder: str, *,
                   wait: bool = True) -> SessionIndex:
     """The session's rows over its chunk index, from memory, from disk, or built now.
