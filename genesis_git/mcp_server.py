@@ -26,7 +26,6 @@ import os
 import sys
 import threading
 import traceback
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -36,7 +35,17 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from genesis_git import __version__
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.errors import GenesisError
+from genesis_git.mcp_render import (
+    one_line,
+    render_impact,
+    render_report,
+    render_search,
+    render_session,
+    render_stories,
+    with_warnings,
+)
+from genesis_git.workspaces import Workspaces, max_repos
 
 if TYPE_CHECKING:
     from genesis_git.api import Genesis
@@ -72,83 +81,9 @@ part (its first 32,768 characters, its 128 weightiest terms) and the result says
 Results carry the same JSON as the genesis command's --json (structured content).
 """
 
-DEFAULT_MAX_REPOS = 4
-
 Repo = Annotated[str | None, Field(
     description="Absolute path of the repository (or a folder inside it); default: the "
                 "server's working directory.")]
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line, for a tool error."""
-    return " ".join(str(text).split())
-
-
-class Workspaces:
-    """The open repositories, least recently used first; at most ``limit`` are kept."""
-
-    def __init__(self, limit: int = DEFAULT_MAX_REPOS, default: Path | None = None):
-        self.limit = max(1, limit)
-        self.default = default
-        self._open: OrderedDict[Path, tuple[Genesis, tuple[Any, ...]]] = OrderedDict()
-        self._roots: dict[str, Path] = {}
-
-    def _root(self, repo: str | None) -> Path:
-        from genesis_git.repo import find_repo
-
-        if repo is not None and not Path(repo).is_absolute():
-            raise UsageError(f"repo must be an absolute path (got {repo!r})")
-        where = Path(repo) if repo is not None else (self.default or Path.cwd())
-        key = str(where)
-        root = self._roots.get(key)
-        if root is None or not (root / ".git").exists():
-            root = find_repo(where).root
-            if len(self._roots) > 256:
-                self._roots.clear()
-            self._roots[key] = root
-        return root
-
-    @staticmethod
-    def _config_stamp(root: Path) -> tuple[Any, ...]:
-        """What the configuration of ``root`` was read from; a change reopens the repository."""
-        from genesis_git.config import CONFIG_FILE
-
-        stamp: list[Any] = []
-        for name in (CONFIG_FILE, "pyproject.toml"):
-            try:
-                st = (root / name).stat()
-                stamp.append((st.st_mtime_ns, st.st_size))
-            except OSError:
-                stamp.append(None)
-        return tuple(stamp)
-
-    def get(self, repo: str | None) -> Genesis:
-        from genesis_git.api import Genesis
-
-        root = self._root(repo)
-        stamp = self._config_stamp(root)
-        held = self._open.get(root)
-        if held is not None and held[1] != stamp:
-            held[0].close()
-            del self._open[root]
-            held = None
-        if held is None:
-            g = Genesis(root, keep_corpus=True)
-            g.context  # noqa: B018 - open now: a broken store or config is this call's error
-            self._open[root] = (g, stamp)
-            while len(self._open) > self.limit:
-                _, (old, _) = self._open.popitem(last=False)
-                old.close()
-        self._open.move_to_end(root)
-        return self._open[root][0]
-
-    def roots(self) -> list[Path]:
-        return list(self._open)
-
-    def close(self) -> None:
-        while self._open:
-            _, (g, _) = self._open.popitem()
-            g.close()
 
 
 class GenesisTools:
@@ -189,82 +124,6 @@ def in_repo(g: Genesis, path: str | None) -> str | None:
 def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=one_line(message))],
                           is_error=True)
-
-
-# -- short text renderings --------------------------------------------------------------
-
-def _warnings(lines: list[str], warnings: list[str]) -> list[str]:
-    return [*(f"warning: {w}" for w in warnings), *lines]
-
-
-def render_search(data: dict[str, Any]) -> str:
-    from genesis_git.text import quoted
-
-    head = f"{len(data['results'])} results for {quoted(data['query'])} ({data['mode']})"
-    lines = [head]
-    for r in data["results"]:
-        if data["level"] == "file":
-            ranges = ", ".join(f"{c['start_line']}-{c['end_line']}" for c in r["chunks"])
-            lines.append(f"{r['path']}  {r['score']:.4f}  {r['type']}  lines {ranges}")
-        else:
-            where = r["section"] or r["symbol"] or ""
-            first = " ".join(r["text"].split())[:100]
-            lines.append(f"{r['path']}:{r['start_line']}-{r['end_line']}  {r['score']:.4f}  "
-                         f"{r['type']}  {where}  | {first}")
-    return "\n".join(_warnings(lines, data["warnings"]))
-
-
-def render_impact(result: dict[str, Any], warnings: list[str], suggestions: list[str]) -> str:
-    from genesis_git.text import quoted
-
-    lines = [f"impact of {quoted(result['requirement'])} [{result['mode']}]"]
-    if not result["files"] and not result["impacts"]:
-        text = "nothing in the index matches the requirement"
-        if suggestions:
-            text += "; close terms: " + ", ".join(suggestions)
-        lines.append(text)
-    if result["files"]:
-        lines.append("files:")
-    for i, f in enumerate(result["files"], 1):
-        reasons = ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
-        lines.append(f"{i:>3}. {f['path']}  {f['score']:.3f}  ({reasons})")
-    if result["impacts"]:
-        lines.append("impacts:")
-    for item in result["impacts"]:
-        where = (f"{item['path']}:{item['lines'][0]}-{item['lines'][1]}" if item["lines"]
-                 else str(item["path"]))
-        lines.append(f"  [{item['type']}] {item['kind']} {item['target']}  {where}"
-                     + (f": {item['detail']}" if item["detail"] else ""))
-        lines.extend(f"      > {ev}" for ev in item["evidence"][:3])
-    return "\n".join(_warnings(lines, warnings))
-
-
-def render_session(s: dict[str, Any] | None) -> str:
-    if s is None:
-        return "no active session (session_start starts one; search and impact start one too)"
-    types = ", ".join(f"{k} {v}" for k, v in s["types"].items()) or "-"
-    return "\n".join([
-        f"session {s['id']} ({s['status']})" + (f" {s['name']!r}" if s["name"] else ""),
-        f"worktree: {s['worktree']}  branch: {s['branch'] or '(detached)'}",
-        f"files: {s['files']} ({s['dirty_files']} uncommitted), {s['chunks']} chunks; {types}",
-        f"document: {s['source_doc'] or '-'}",
-        f"notes: {s['artifacts']} ({s['unbound_artifacts']} not yet bound to a story)"])
-
-
-def render_report(report: dict[str, Any]) -> str:
-    verb = "started" if report.get("started") else "refreshed"
-    skipped = sum(len(v) for v in report["skipped"].values())
-    return (f"{verb} {report['session']}: {report['files']} files, {report['hits']} cache hits, "
-            f"{report['misses']} misses, {report['chunks']} new chunks, {skipped} skipped")
-
-
-def render_stories(data: dict[str, Any]) -> str:
-    rows = data["stories"]
-    if not rows:
-        return "no stories yet (a commit whose message names a story id creates one)"
-    return "\n".join(f"{r['story_id']}  {r['status']}  {r['commits']} commits  "
-                     f"{r['artifacts']} notes  {r['updated_at'][:16]}  {r['title'] or ''}"
-                     for r in rows)
 
 
 # -- the server ---------------------------------------------------------------------------
@@ -419,7 +278,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
             from genesis_git.design.search import render_text
 
             data = g.design_search(query, top)
-            return data, "\n".join(_warnings([render_text(data).rstrip("\n")], data["warnings"]))
+            return data, "\n".join(with_warnings([render_text(data).rstrip("\n")], data["warnings"]))
         return tools.run(repo, work)
 
     @server.tool(annotations=writes)
@@ -433,25 +292,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             data = g.design_brief(query)
             text = data["text"].rstrip("\n") + f"\n(brief written to {data['out']})"
-            return data, "\n".join(_warnings([text], data["warnings"]))
+            return data, "\n".join(with_warnings([text], data["warnings"]))
         return tools.run(repo, work)
 
     return server, tools
-
-
-def max_repos() -> int:
-    """``mcp.max_repos`` of the working directory's repository (or the environment)."""
-    from genesis_git.config import load_config
-    from genesis_git.repo import find_repo
-
-    try:
-        root = find_repo().root
-    except GenesisError:
-        root = Path.cwd()
-    try:
-        return max(1, load_config(root).int("mcp.max_repos"))
-    except GenesisError:
-        return DEFAULT_MAX_REPOS
 
 
 def serve() -> None:

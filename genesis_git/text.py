@@ -23,7 +23,6 @@ user's synonym table never changes the cache.
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections import Counter
@@ -31,6 +30,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
+
+from genesis_git.querybounds import term_priority, weightiest
 
 TOKENIZER_VERSION = "t1"
 
@@ -357,87 +358,6 @@ def default_synonyms() -> SynonymTable:
     if _DEFAULT_TABLE is None:
         _DEFAULT_TABLE = SynonymTable()
     return _DEFAULT_TABLE
-
-
-# -- what one query may cost ---------------------------------------------------------
-#
-# Agents paste whole issues, stack traces and logs as queries.  Two bounds keep
-# the work of any query close to that of a normal one: only the first
-# MAX_QUERY_CHARS characters are read, and only the MAX_QUERY_TERMS weightiest
-# distinct terms are scored.  Both callers (search and impact) report what
-# they left out.
-
-MAX_QUERY_CHARS = 32_768
-MAX_QUERY_TERMS = 128
-
-
-def bound_query(text: str, limit: int = MAX_QUERY_CHARS) -> tuple[str, int]:
-    """``text`` cut to at most ``limit`` characters, and how many characters were left out.
-
-    The cut falls on the last whitespace of the final 200 characters when there
-    is one, so that no word is read half.
-    """
-    if len(text) <= limit:
-        return text, 0
-    head = text[:limit]
-    space = max(head.rfind(" ", limit - 200), head.rfind("\n", limit - 200))
-    if space > 0:
-        head = head[:space]
-    return head, len(text) - len(head)
-
-
-def term_priority(weight: float, count: int) -> float:
-    """How much a distinct term of a query is worth keeping: its weight, more when repeated."""
-    return weight * (1.0 + 0.5 * math.log(count)) if count > 1 else weight
-
-
-def weightiest(priority: Mapping[str, float], limit: int = MAX_QUERY_TERMS) -> set[str]:
-    """The ``limit`` terms of highest priority; among equals, those that come first."""
-    if len(priority) <= limit:
-        return set(priority)
-    order = sorted(enumerate(priority.items()), key=lambda x: (-x[1][1], x[0]))
-    return {term for _, (term, _) in order[:limit]}
-
-
-def bound_notes(total_chars: int, left_out_chars: int, total_terms: int, kept_terms: int
-                ) -> list[str]:
-    """The warnings that say what a bounded query left out (none when nothing was)."""
-    notes: list[str] = []
-    if left_out_chars:
-        notes.append(f"long query: only its first {total_chars - left_out_chars:,} of "
-                     f"{total_chars:,} characters were read")
-    if kept_terms < total_terms:
-        notes.append(f"the query has {total_terms:,} distinct terms: the {kept_terms} "
-                     "weightiest were used")
-    return notes
-
-
-def quoted(text: str, width: int = 60) -> str:
-    """``text`` quoted for a message, shortened when long: never a whole pasted log."""
-    text = text.strip()
-    if len(text) <= width:
-        return repr(text)
-    flat = " ".join(text[: width * 4].split())
-    return f"{flat[:width].rstrip()!r}… ({len(text):,} characters)"
-
-
-def quote_path(path: str) -> str:
-    """A path as git prints it with ``core.quotePath=false``: in double quotes with C escapes
-    when it holds a control character, a double quote or a backslash; else as it is."""
-    if not any(ch < " " or ch in '"\\\x7f' for ch in path):
-        return path
-    named = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
-             "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
-    return '"' + "".join(named.get(ch) or (f"\\{ord(ch):03o}" if ch < " " or ch == "\x7f"
-                                           else ch) for ch in path) + '"'
-
-
-def escape_controls(text: str) -> str:
-    """Free text (an evidence line naming a path) with its control characters escaped as in
-    :func:`quote_path`, so that one item stays on one line."""
-    if not any(ch < " " or ch == "\x7f" for ch in text):
-        return text
-    return quote_path(text)[1:-1].replace('\\"', '"').replace("\\\\", "\\")
 
 
 def synonym_table(extra: Mapping[str, object] | None) -> SynonymTable:

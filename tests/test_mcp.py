@@ -20,7 +20,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from genesis_git.cli.mcp import Client as ConfigClient
 from genesis_git.cli.mcp import client_config, genesis_executable
-from genesis_git.mcp_server import INSTRUCTIONS, Workspaces, build_server
+from genesis_git.mcp_server import INSTRUCTIONS, build_server
+from genesis_git.workspaces import Workspaces
 
 from helpers import SAMPLE_FILES, commit_files, genesis_cmd, make_repo, write
 

@@ -12,21 +12,20 @@ import pytest
 from genesis_git.errors import GenesisError, UsageError
 from genesis_git.impact.agent import analyse_requirement, investigate
 from genesis_git.impact.signals import analyze
+from genesis_git.querybounds import (
+    MAX_QUERY_CHARS,
+    MAX_QUERY_TERMS,
+    bound_notes,
+    bound_query,
+    term_priority,
+    weightiest,
+)
+from genesis_git.quoting import quoted
 from genesis_git.retrieve.engine import search
 from genesis_git.retrieve.query import analyse, analyse_bounded
 from genesis_git.retrieve.results import SearchOptions
 from genesis_git.session import ensure_session, open_context
-from genesis_git.text import (
-    MAX_QUERY_CHARS,
-    MAX_QUERY_TERMS,
-    analyze_query,
-    analyze_query_counted,
-    bound_notes,
-    bound_query,
-    quoted,
-    term_priority,
-    weightiest,
-)
+from genesis_git.text import analyze_query, analyze_query_counted
 
 from helpers import genesis_cmd
 

@@ -73,9 +73,9 @@ def search_cmd(
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:
     from genesis_git.cli.output import echo, stdout_is_tty
+    from genesis_git.quoting import quote_path
     from genesis_git.retrieve import group_by_file
     from genesis_git.retrieve.explain import explain_lines, snippet
-    from genesis_git.text import quote_path
 
     rrf_k = int(result.stats.get("rrf_k", 60))
     if stdout_is_tty():

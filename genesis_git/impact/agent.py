@@ -28,7 +28,9 @@ from genesis_git.impact.prompt import PromptChunk, build_prompt, parse_answer
 from genesis_git.impact.rank import Ranking, RankOptions, Weights, rank
 from genesis_git.impact.result import best_chunk, cross_reference_result, evidence_lines
 from genesis_git.impact.signals import QueryInfo, analyze
-from genesis_git.text import SynonymTable, bound_query, quoted, synonym_table
+from genesis_git.querybounds import bound_query
+from genesis_git.quoting import quoted
+from genesis_git.text import SynonymTable, synonym_table
 
 if TYPE_CHECKING:
     from genesis_git.config import Config

@@ -18,17 +18,14 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
+from genesis_git.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
 from genesis_git.text import (
     LINK,
-    MAX_QUERY_TERMS,
     QueryTerm,
     SynonymTable,
     analyze_query_counted,
-    bound_notes,
-    bound_query,
     default_synonyms,
     tokenize,
-    weightiest,
 )
 
 # -- cleaning ----------------------------------------------------------------

@@ -14,8 +14,8 @@ from typing import Any
 
 from genesis_git.errors import GenesisError, UsageError
 from genesis_git.mirror import schema
+from genesis_git.quoting import quote_path
 from genesis_git.story.context import artifact_body
-from genesis_git.text import quote_path
 
 ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 COMMIT_SOURCE = "commit"

@@ -20,6 +20,7 @@ from genesis_git.embed import (
     get_embedder,
 )
 from genesis_git.index.classify import glob_match
+from genesis_git.querybounds import bound_query
 from genesis_git.retrieve.explain import contributions, matched
 from genesis_git.retrieve.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.retrieve.lexical import LexicalScores, lexical_scores
@@ -31,7 +32,7 @@ from genesis_git.retrieve.session_index import (
     session_index,
 )
 from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows, query_vector
-from genesis_git.text import QueryTerm, bound_query
+from genesis_git.text import QueryTerm
 
 if TYPE_CHECKING:
     from genesis_git.session import Context

@@ -14,19 +14,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from genesis_git.errors import GenesisError, UsageError
-from genesis_git.text import (
-    LINK,
+from genesis_git.querybounds import (
     MAX_QUERY_TERMS,
-    QueryTerm,
-    SynonymTable,
-    analyze_query_counted,
     bound_notes,
     bound_query,
-    quoted,
     term_priority,
-    tokenize,
     weightiest,
 )
+from genesis_git.quoting import quoted
+from genesis_git.text import LINK, QueryTerm, SynonymTable, analyze_query_counted, tokenize
 from genesis_git.text import synonym_table as text_synonym_table
 
 if TYPE_CHECKING:
@@ -47,8 +43,8 @@ def analyse(config: Config, query: str) -> list[QueryTerm]:
 def analyse_bounded(config: Config, query: str) -> tuple[list[QueryTerm], list[str]]:
     """The query's terms, within the bounds of :mod:`genesis_git.text`, and what was left out.
 
-    Only the first :data:`~genesis_git.text.MAX_QUERY_CHARS` characters are read
-    and only the :data:`~genesis_git.text.MAX_QUERY_TERMS` weightiest terms are
+    Only the first :data:`~genesis_git.querybounds.MAX_QUERY_CHARS` characters are read
+    and only the :data:`~genesis_git.querybounds.MAX_QUERY_TERMS` weightiest terms are
     kept (a term's weight, more when the query repeats it), so that a pasted log
     costs about what a short query does.
     """

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from genesis_git.quoting import quote_path
 from genesis_git.repo import Repo
 from genesis_git.story import ledger
-from genesis_git.text import quote_path
 
 CodeSearch = Callable[[str, int], tuple[list[dict[str, Any]], list[str]]]
 
