@@ -112,20 +112,11 @@ def search(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """Search the library: BM25 plus token, tag and profile boosts, with a score breakdown."""
+    from genesis_git.api import Genesis
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty, warn
-    from genesis_git.design.library import LibraryUnavailable
     from genesis_git.design.search import render_markdown, render_text
-    from genesis_git.design.search import search as run
 
-    text = " ".join(query)
-    lib = _lib()
-    try:
-        result: dict[str, Any] = run(lib, text, top)
-        result["available"] = True
-    except LibraryUnavailable as exc:
-        result = {"query": text, "ranker": "lexical", "reranked": False, "terms": [],
-                  "results": [], "warnings": [f"design library unavailable: {exc}"],
-                  "library": lib.display(lib.root), "available": False}
+    result = Genesis().design_search(" ".join(query), top)
     for w in result["warnings"]:
         warn(w)
     if json_out:
@@ -189,10 +180,10 @@ def brief(
     json_out: JsonOpt = False,
 ) -> None:
     """Write 3-5 reference cards for a task and append an inspiration record to outbox-dsh.md."""
+    from genesis_git.api import Genesis
     from genesis_git.cli.output import echo, emit_json, note, warn
-    from genesis_git.design.brief import brief as run
 
-    result = run(_lib(), task, out=out, request=request)
+    result = Genesis().design_brief(task, out=out, request=request)
     for w in result["warnings"]:
         warn(w)
     if json_out:
