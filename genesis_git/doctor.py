@@ -129,15 +129,13 @@ def _check_store(repo: Repo) -> list[Finding]:
 def _history_gap(repo: Repo, conn: sqlite3.Connection, limit: int = 5000) -> Finding:
     """Story commits and ``Genesis-Session`` trailers of the history that the ledger lacks
     (a store deleted and recreated empty by a hook, a clone without a store)."""
-    from genesis_git.story.commits import LOG_FORMAT, StoryRules, parse_log, story_ids
+    from genesis_git.story.commits import StoryRules, log_commits, story_ids
 
     try:
         pattern = StoryRules.from_config(load_config(repo.root)).effective
     except GenesisError:
         pattern = StoryRules().effective
-    out = repo.git("log", "-z", "--no-merges", f"-n{limit}", f"--format={LOG_FORMAT}", "HEAD",
-                   "--", check=False)
-    commits = parse_log(out)
+    commits = log_commits(repo, ["HEAD"], ("--no-merges", f"-n{limit}"))
     try:
         linked = {r[0] for r in conn.execute(
             "SELECT target_ref FROM story_links WHERE link_type='commit'")}

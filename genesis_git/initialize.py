@@ -17,17 +17,13 @@ def history_prefixes(repo: Repo, limit: int = 5000, top: int = 5) -> list[dict[s
     ``story.prefixes``."""
     from collections import Counter
 
-    from genesis_git.story.commits import StoryRules, parse_log, story_ids
+    from genesis_git.story.commits import StoryRules, log_commits, story_ids
 
     if repo.head_sha() is None:
         return []
-    from genesis_git.story.commits import LOG_FORMAT
-
-    out = repo.git("log", "-z", "-n", str(limit), f"--format={LOG_FORMAT}", "HEAD", "--",
-                   check=False)
     pattern = StoryRules().effective
     counts: Counter[str] = Counter()
-    for commit in parse_log(out):
+    for commit in log_commits(repo, ["HEAD"], ("-n", str(limit))):
         for sid in story_ids(commit, pattern):
             counts[sid.rsplit("-", 1)[0]] += 1
     return [{"prefix": p, "commits": n} for p, n in counts.most_common(top)]

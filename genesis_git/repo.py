@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genesis_git.base import no_git_env
+from genesis_git.base import LogCommit, log_args, no_git_env, split_log
 from genesis_git.base import project_id as base_project_id
 from genesis_git.errors import EnvironmentProblem, GenesisError
 
@@ -152,14 +152,6 @@ class RawSnapshot:
 
 
 @dataclass
-class LogCommit:
-    """One commit of :meth:`Repo.log`: the formatted header and the paths it changed."""
-
-    header: bytes
-    paths: list[str]
-
-
-@dataclass
 class Repo:
     root: Path
     git_dir: Path
@@ -188,52 +180,28 @@ class Repo:
         except git.GitError as exc:  # pragma: no cover - git itself works when this is asked
             raise GenesisError(str(exc)) from None
 
-    def log(self, fmt: str, *revs: str, options: Sequence[str] = ()) -> Iterator[LogCommit]:
-        """The commits of ``git log --name-only`` over ``revs``, newest first, streamed.
+    def log(self, fmt: str, *revs: str, options: Sequence[str] = (),
+            names: bool = True) -> Iterator[LogCommit]:
+        """The commits of ``git log`` over ``revs`` (with ``names``, ``--name-only``), newest
+        first unless ``options`` say otherwise, streamed.
 
         ``fmt`` is a ``--format`` placeholder string for the header of each commit
-        (``%ct``, ``%H%x02%B``); each :class:`LogCommit` holds that header as bytes
-        and the paths the commit changed.  A caller that stops early stops git.
-        A revision git does not know ends the walk without an error.
+        (``%ct``, ``%H%x02%B``); each :class:`~genesis_git.base.LogCommit` holds that
+        header as bytes and the paths the commit changed.  A caller that stops early
+        stops git.  A revision git does not know ends the walk without an error.
         """
-        args = ["git", "log", *options, "--name-only", "-z", f"--format=%x01{fmt}%x03", *revs,
-                "--"]
         try:
-            proc = subprocess.Popen(args, cwd=self.root, stdout=subprocess.PIPE,
+            proc = subprocess.Popen(["git", *log_args(fmt, revs, options, names)],
+                                    cwd=self.root, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL)
         except FileNotFoundError:
             raise _git_missing() from None
         assert proc.stdout is not None
-        buf = b""
-        current: LogCommit | None = None
+        out = proc.stdout
         try:
-            while True:
-                block = proc.stdout.read(1 << 16)
-                if not block:
-                    break
-                parts = (buf + block).split(b"\0")
-                buf = parts.pop()
-                for tok in parts:
-                    tok = tok.lstrip(b"\n")
-                    if tok.startswith(b"\x01"):
-                        if current is not None:
-                            yield current
-                        header, _, tok = tok[1:].partition(b"\x03")
-                        current = LogCommit(header, [])
-                        tok = tok.lstrip(b"\n")
-                    if tok and current is not None:
-                        current.paths.append(tok.decode("utf-8", "surrogateescape"))
-            tail = buf.lstrip(b"\n")
-            if tail.startswith(b"\x01"):  # a last commit without paths
-                if current is not None:
-                    yield current
-                current = LogCommit(tail[1:].partition(b"\x03")[0], [])
-            elif tail and current is not None:
-                current.paths.append(tail.decode("utf-8", "surrogateescape"))
-            if current is not None:
-                yield current
+            yield from split_log(iter(lambda: out.read(1 << 16), b""))
         finally:
-            proc.stdout.close()
+            out.close()
             if proc.poll() is None:
                 proc.kill()
             proc.wait()

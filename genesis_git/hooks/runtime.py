@@ -35,9 +35,11 @@ from genesis_git.base import (
     SCHEMA_VERSION,
     WAL_LIMIT,
     busy_timeout_ms,
+    log_args,
     no_git_env,
     schema_version,
     spawn_detached,
+    split_log,
 )
 from genesis_git.base import project_id as _project_id
 from genesis_git.base import store_dir as _store_dir
@@ -46,9 +48,10 @@ TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's w
 
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
     from typing import Any
 
+    from genesis_git.base import LogCommit
     from genesis_git.repo import Repo
     from genesis_git.story.commits import StoryRules
 
@@ -146,6 +149,12 @@ class HookRepo:
             msg = err.decode("utf-8", "replace").strip().splitlines()
             raise GitFailed(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else code}")
         return out
+
+    def log(self, fmt: str, *revs: str, options: Sequence[str] = (),
+            names: bool = True) -> Iterator[LogCommit]:
+        """As :meth:`genesis_git.repo.Repo.log`, read in one piece (a hook walks little)."""
+        code, out, _ = run_git(log_args(fmt, revs, options, names))
+        return split_log([out] if code == 0 else [])
 
     def to_repo(self) -> Repo:
         from pathlib import Path

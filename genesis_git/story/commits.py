@@ -17,9 +17,11 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from os import PathLike
     from typing import Any, Protocol
+
+    from genesis_git.base import LogCommit
 
     class GitRepo(Protocol):
         """What the story modules need of a repository: :class:`genesis_git.repo.Repo`,
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
         def project_id(self) -> str: ...
         def git(self, *args: str, input: bytes | None = ..., check: bool = ...,
                 env: Mapping[str, str] | None = ...) -> bytes: ...
+        def log(self, fmt: str, *revs: str, options: Sequence[str] = ...,
+                names: bool = ...) -> Iterator[LogCommit]: ...
 
 SESSION_TRAILER = "Genesis-Session"
 DEFAULT_PATTERN = r"[A-Z][A-Z0-9]+-\d+"
@@ -177,37 +181,39 @@ def _parse_trailers(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _commit(header: str) -> CommitInfo | None:
+    parts = header.split("\x1f", len(_FIELDS) - 1)
+    if len(parts) < len(_FIELDS):
+        return None
+    sha, parents, an, ae, ad, ct, subject, trailers, body = parts
+    return CommitInfo(sha=sha, parents=parents.split(), author_name=an, author_email=ae,
+                      author_date=ad, committer_ts=int(ct or 0), subject=subject, message=body,
+                      trailers=_parse_trailers(trailers))
+
+
 def parse_log(data: bytes) -> list[CommitInfo]:
     """Parse ``git log -z --format=LOG_FORMAT`` output."""
-    commits: list[CommitInfo] = []
-    for rec in data.decode("utf-8", "replace").split("\0"):
-        rec = rec.lstrip("\n")
-        if not rec:
-            continue
-        parts = rec.split("\x1f", len(_FIELDS) - 1)
-        if len(parts) < len(_FIELDS):
-            continue
-        sha, parents, an, ae, ad, ct, subject, trailers, body = parts
-        commits.append(CommitInfo(
-            sha=sha, parents=parents.split(), author_name=an, author_email=ae, author_date=ad,
-            committer_ts=int(ct or 0), subject=subject, message=body,
-            trailers=_parse_trailers(trailers)))
-    return commits
+    found = (_commit(rec.lstrip("\n")) for rec in data.decode("utf-8", "replace").split("\0"))
+    return [c for c in found if c is not None]
+
+
+def log_commits(repo: GitRepo, revs: Sequence[str], options: Sequence[str] = ()
+                ) -> list[CommitInfo]:
+    """The commits of ``git log options revs`` (the repository's one log walker), newest
+    first unless ``options`` order them otherwise; a revision git does not know gives none."""
+    found = (_commit(c.header.decode("utf-8", "replace"))
+             for c in repo.log(LOG_FORMAT, *revs, options=options, names=False))
+    return [c for c in found if c is not None]
 
 
 def read_commits(repo: GitRepo, shas: Sequence[str]) -> list[CommitInfo]:
     """The given commits, in the given order (one ``git log --no-walk`` call)."""
-    if not shas:
-        return []
-    out = repo.git("log", "-z", "--no-walk=unsorted", f"--format={LOG_FORMAT}", *shas, "--")
-    return parse_log(out)
+    return log_commits(repo, shas, ("--no-walk=unsorted",)) if shas else []
 
 
 def walk_commits(repo: GitRepo, revs: Sequence[str]) -> list[CommitInfo]:
     """Every commit reachable from ``revs``, oldest first, parents before children."""
-    out = repo.git("log", "-z", "--reverse", "--topo-order", f"--format={LOG_FORMAT}",
-                   *revs, "--")
-    return parse_log(out)
+    return log_commits(repo, revs, ("--reverse", "--topo-order"))
 
 
 def changed_files(repo: GitRepo, commits: Iterable[CommitInfo]) -> dict[str, list[Change]]:
