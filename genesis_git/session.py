@@ -22,7 +22,6 @@ from genesis_git.db.connect import checkpoint, connect, store_path, transaction
 from genesis_git.errors import GenesisError
 from genesis_git.index.indexer import IndexReport, Progress, index_session
 from genesis_git.repo import Repo, find_repo
-from genesis_git.story.journal import replay_journal
 
 
 @dataclass
@@ -36,9 +35,7 @@ def open_context(path: Path | str | None = None) -> Context:
     repo = find_repo(path)
     config = load_config(repo.root)
     db = store_path(repo)
-    conn = connect(db)
-    replay_journal(conn, db)
-    return Context(repo, config, conn)
+    return Context(repo, config, connect(db))
 
 
 

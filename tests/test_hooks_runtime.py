@@ -15,7 +15,7 @@ from genesis_git.db.migrations import MIGRATIONS
 from genesis_git.errors import GenesisError
 from genesis_git.hooks import runtime
 from genesis_git.repo import clean_env, find_repo, hash_blob
-from genesis_git.story.commits import StoryRules
+from genesis_git.story.commits import StoryRules, story_settings
 
 from helpers import git, write
 
@@ -117,14 +117,14 @@ def test_story_settings_match_load_config(repo: Path, monkeypatch: pytest.Monkey
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     config = load_config(repo)
-    assert runtime.story_settings(str(repo)) == StoryRules.from_config(config)
+    assert story_settings(str(repo)) == StoryRules.from_config(config)
 
 
 def test_story_settings_leave_errors_to_the_real_loader(repo: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GENESIS_STORY_REQUIRE_STORY", "maybe")
     with pytest.raises(GenesisError, match="is not a boolean"):
-        runtime.story_settings(str(repo))
+        story_settings(str(repo))
     assert runtime.DEFAULT_PATTERN == load_config(None, env={}).str("story.pattern")
 
 

@@ -9,13 +9,12 @@ from genesis_git.story.commits import (
     CommitInfo,
     changed_files,
     head_ids,
-    is_exempt,
-    message_story_ids,
     parse_log,
     read_commits,
     story_ids,
     title_from_subject,
 )
+from genesis_git.story.message import is_exempt, message_story_ids
 
 from helpers import git, make_repo, write
 

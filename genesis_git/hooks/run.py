@@ -17,8 +17,9 @@ import os
 import sys
 
 from genesis_git.errors import ExitCode
-from genesis_git.hooks.runtime import HookRepo, open_store, store_path, story_settings
+from genesis_git.hooks.runtime import HookRepo, open_store, store_path
 from genesis_git.story import journal
+from genesis_git.story.commits import story_settings
 from genesis_git.story.journal import HOOK_BUSY_MS
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
@@ -40,7 +41,7 @@ def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
     end (a ``---`` line is no divider here), only to a message that names a story unless
     ``story.session_trailer`` says ``always`` or ``never``, and never twice.
     """
-    from genesis_git.story.commits import (
+    from genesis_git.story.message import (
         AUTO_COMMENT_CHARS,
         add_session_trailer,
         comment_chars,

@@ -1,4 +1,4 @@
-"""What the hooks need, at the smallest import cost: git, the repository, two settings, the store.
+"""What the hooks need, at the smallest import cost: git, the repository, the store.
 
 Every commit starts Python twice (commit-msg, post-commit), so this module
 imports nothing beyond ``os``, ``select``, :mod:`genesis_git.base` and (when the
@@ -8,9 +8,10 @@ and ``tomllib`` each cost more than a bare interpreter start here, so:
 * git runs through ``os.posix_spawnp`` (:func:`run_git`);
 * :class:`HookRepo` has the attributes of :class:`genesis_git.repo.Repo` that the
   story modules use, with ``str`` paths;
-* :func:`story_settings` reads the ``story.*`` settings without a TOML parser
-  unless a config file mentions ``story`` outside a comment (or the environment
-  sets more than the pattern and ``require_story``), in which case
+* :func:`genesis_git.story.commits.story_settings` (beside the rules it makes)
+  reads the ``story.*`` settings without a TOML parser unless a config file
+  mentions ``story`` outside a comment (or the environment sets more than the
+  pattern and ``require_story``), in which case
   :func:`genesis_git.config.load_config` decides;
 * :func:`open_store` applies the pragmas of :func:`genesis_git.db.connect.connect`
   and runs the migrations when the store's ``PRAGMA user_version`` is not
@@ -53,12 +54,10 @@ if TYPE_CHECKING:
 
     from genesis_git.base import LogCommit
     from genesis_git.repo import Repo
-    from genesis_git.story.commits import StoryRules
 
 DEFAULT_PATTERN = DEFAULT_STORY_PATTERN
-LIGHT_ENV = ("GENESIS_STORY_PATTERN", "GENESIS_STORY_REQUIRE_STORY")
 __all__ = ["DEFAULT_PATTERN", "GitFailed", "HookRepo", "no_git_env", "open_store", "run_git",
-           "spawn_detached", "store_dir", "store_path", "story_settings"]
+           "spawn_detached", "store_dir", "store_path"]
 
 
 class GitFailed(Exception):
@@ -163,47 +162,6 @@ class HookRepo:
 
         return Repo(root=Path(self.root), git_dir=Path(self.git_dir),
                     common_dir=Path(self.common_dir))
-
-
-# -- settings -------------------------------------------------------------------------
-
-def _mentions_story(path: str) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return any("story" in line.lower() for line in fh
-                       if not line.lstrip().startswith("#"))
-    except OSError:
-        return False
-
-
-def _env_bool(text: str) -> bool | None:
-    low = text.strip().lower()
-    if low in {"1", "true", "yes", "on"}:
-        return True
-    if low in {"0", "false", "no", "off", ""}:
-        return False
-    return None
-
-
-def story_settings(root: str) -> StoryRules:
-    """The ``story.*`` settings for the worktree at ``root``."""
-    from genesis_git.story.commits import StoryRules
-
-    require_env = os.environ.get("GENESIS_STORY_REQUIRE_STORY")
-    needs_full = any(_mentions_story(os.path.join(root, name))
-                     for name in ("pyproject.toml", ".genesis.toml"))
-    if require_env is not None and _env_bool(require_env) is None:
-        needs_full = True  # let the real loader say what is wrong
-    if any(k.startswith("GENESIS_STORY_") and k not in LIGHT_ENV for k in os.environ):
-        needs_full = True
-    if needs_full:
-        from pathlib import Path
-
-        from genesis_git.config import load_config
-
-        return StoryRules.from_config(load_config(Path(root)))
-    pattern = os.environ.get("GENESIS_STORY_PATTERN", DEFAULT_PATTERN)
-    return StoryRules(pattern, require=bool(require_env is not None and _env_bool(require_env)))
 
 
 # -- the store --------------------------------------------------------------------------

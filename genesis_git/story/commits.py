@@ -294,7 +294,7 @@ def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _ids(subject: str, body_lines: Iterable[str], story_values: Iterable[str],
+def collect_ids(subject: str, body_lines: Iterable[str], story_values: Iterable[str],
          pattern: str) -> list[str]:
     found = ids_in_text(subject, pattern)
     for line in body_lines:
@@ -309,122 +309,8 @@ def _ids(subject: str, body_lines: Iterable[str], story_values: Iterable[str],
 
 def story_ids(commit: CommitInfo, pattern: str) -> list[str]:
     """Story ids of a commit: the subject, ids that open a body line, ``Story:`` trailers."""
-    return _ids(commit.subject, commit.message.splitlines()[1:],
+    return collect_ids(commit.subject, commit.message.splitlines()[1:],
                 commit.trailer_values(STORY_TRAILER), pattern)
-
-
-def message_story_ids(message: str, pattern: str, chars: str = "#") -> list[str]:
-    """Story ids of a message that is not committed yet (the commit-msg hook)."""
-    lines = _message_lines(message, chars)
-    first = _first_paragraph(lines)
-    values = []
-    for line in lines:
-        key, sep, value = line.partition(":")
-        if sep and key.strip().lower() == STORY_TRAILER:
-            values.append(value)
-    return _ids(" ".join(first), lines, values, pattern)
-
-
-SCISSORS = "------------------------ >8 ------------------------"
-AUTO_COMMENT_CHARS = "#;@!$%^&|:"
-
-
-def comment_chars(repo: GitRepo) -> str:
-    """The characters that start a comment line: ``core.commentChar`` (``#`` when unset;
-    every candidate of git's ``auto``)."""
-    value = repo.git("config", "--get", "core.commentChar", check=False).decode(
-        "utf-8", "replace").strip()
-    if not value:
-        return "#"
-    return AUTO_COMMENT_CHARS if value == "auto" else value[0]
-
-
-def _is_comment(line: str, chars: str) -> bool:
-    return bool(line) and line[0] in chars
-
-
-def _is_scissors(line: str, chars: str) -> bool:
-    return _is_comment(line, chars) and line[1:].strip() == SCISSORS
-
-
-def _message_lines(message: str, chars: str = "#") -> list[str]:
-    """The lines git keeps: comments dropped, nothing after the scissors line."""
-    out: list[str] = []
-    for ln in message.splitlines():
-        if _is_scissors(ln, chars):
-            break
-        if not _is_comment(ln, chars):
-            out.append(ln)
-    return out
-
-
-def has_content(message: str, chars: str = "#") -> bool:
-    """False for a message git aborts as empty (only blank and comment lines)."""
-    return any(ln.strip() for ln in _message_lines(message, chars))
-
-
-def _first_paragraph(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    for ln in lines:
-        if not ln.strip():
-            if out:
-                break
-            continue
-        out.append(ln.strip())
-    return out
-
-
-def is_exempt(message: str, chars: str = "#") -> bool:
-    """Merge, revert, ``fixup!``, ``squash!`` and ``amend!`` messages need no story id."""
-    first = _first_paragraph(_message_lines(message, chars))
-    return bool(first) and first[0].startswith(EXEMPT_PREFIXES)
-
-
-def _trailer_line(line: str) -> bool:
-    """``Signed-off-by: …``, ``Story: …``; not ``STORY-2: …`` (an id that opens a line)."""
-    key, sep, _ = line.partition(":")
-    return bool(sep) and bool(key) and all(ch.isalnum() or ch == "-" for ch in key) \
-        and key[0].isalnum() and any(ch.islower() for ch in key)
-
-
-def add_session_trailer(message: str, session_id: str, chars: str = "#") -> str:
-    """``message`` with exactly one ``Genesis-Session`` trailer, at the end of what git keeps:
-    in the closing trailer block when there is one, else after a blank line.  Comment lines
-    and everything from the scissors line on stay where they are; an earlier
-    ``Genesis-Session`` line (a squash leaves them mid-body) is removed."""
-    lines = message.split("\n")
-    cut = next((i for i, ln in enumerate(lines) if _is_scissors(ln, chars)), len(lines))
-    body, tail = lines[:cut], lines[cut:]
-    low = SESSION_TRAILER.lower() + ":"
-    line = f"{SESSION_TRAILER}: {session_id}"
-    text = [ln for ln in body if ln.strip() and not _is_comment(ln, chars)]
-    if text and text[-1].strip() == line and \
-            sum(ln.lower().startswith(low) for ln in text) == 1:
-        return message  # already there, once, at the end
-    body = [ln for ln in body if _is_comment(ln, chars) or not ln.lower().startswith(low)]
-    kept = [i for i, ln in enumerate(body) if not _is_comment(ln, chars)]
-    content = [i for i in kept if body[i].strip()]
-    if not content:
-        return message
-    last = content[-1]
-    block: list[int] = []  # the closing paragraph, comment lines skipped
-    for i in reversed(kept):
-        if i > last:
-            continue
-        if not body[i].strip():
-            break
-        block.append(i)
-    block.reverse()
-    subject_end = content[0]
-    for i in kept:
-        if i >= subject_end and not body[i].strip():
-            break
-        subject_end = i
-    in_block = block[0] > subject_end and all(
-        _trailer_line(body[i]) or body[i][:1] in " \t" for i in block)
-    insert = [line] if in_block else ["", line]
-    out = body[:last + 1] + insert + body[last + 1:]
-    return "\n".join(out + tail)
 
 
 def title_from_subject(subject: str, pattern: str) -> str:
@@ -449,3 +335,48 @@ def unrecognised_id(subject: str) -> str | None:
             re.fullmatch(DEFAULT_PATTERN, m.group(1).upper()):
         return m.group(1)
     return None
+
+
+# -- the settings, as the hooks read them -----------------------------------------------
+
+LIGHT_ENV = ("GENESIS_STORY_PATTERN", "GENESIS_STORY_REQUIRE_STORY")
+
+
+def _mentions_story(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return any("story" in line.lower() for line in fh
+                       if not line.lstrip().startswith("#"))
+    except OSError:
+        return False
+
+
+def _env_bool(text: str) -> bool | None:
+    low = text.strip().lower()
+    if low in {"1", "true", "yes", "on"}:
+        return True
+    if low in {"0", "false", "no", "off", ""}:
+        return False
+    return None
+
+
+def story_settings(root: str) -> StoryRules:
+    """The ``story.*`` settings for the worktree at ``root``: read from the environment
+    alone when no configuration file mentions stories (the hooks' fast path), else by the
+    real loader, which also says what is wrong."""
+    import os
+    require_env = os.environ.get("GENESIS_STORY_REQUIRE_STORY")
+    needs_full = any(_mentions_story(os.path.join(root, name))
+                     for name in ("pyproject.toml", ".genesis.toml"))
+    if require_env is not None and _env_bool(require_env) is None:
+        needs_full = True  # let the real loader say what is wrong
+    if any(k.startswith("GENESIS_STORY_") and k not in LIGHT_ENV for k in os.environ):
+        needs_full = True
+    if needs_full:
+        from pathlib import Path
+
+        from genesis_git.config import load_config
+
+        return StoryRules.from_config(load_config(Path(root)))
+    pattern = os.environ.get("GENESIS_STORY_PATTERN", DEFAULT_PATTERN)
+    return StoryRules(pattern, require=bool(require_env is not None and _env_bool(require_env)))

@@ -110,10 +110,9 @@ def replay_journal(conn: sqlite3.Connection, db_path: str | os.PathLike[str]) ->
 def _apply(conn: sqlite3.Connection, entry: dict[str, Any]) -> bool:
     from pathlib import Path
 
-    from genesis_git.hooks.runtime import story_settings
     from genesis_git.repo import Repo, run_git
     from genesis_git.story import binding
-    from genesis_git.story.commits import read_commits
+    from genesis_git.story.commits import read_commits, story_settings
 
     root = entry.get("root")
     if not root or not os.path.isdir(root):
