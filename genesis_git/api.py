@@ -24,134 +24,26 @@ clear line.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from genesis_git.errors import GenesisError
+from genesis_git.api_base import Announce, _part
+from genesis_git.api_ledger import LedgerCommands
 
 if TYPE_CHECKING:
-    import sqlite3
-
-    from genesis_git.config import Config
-    from genesis_git.design.library import Library
     from genesis_git.doctor import Finding
     from genesis_git.impact.agent import ImpactReport
     from genesis_git.impact.engines import Engine
     from genesis_git.index.indexer import IndexReport, Progress
-    from genesis_git.rag.impact_rag import ImpactRAG
-    from genesis_git.repo import Repo
     from genesis_git.retrieve.results import SearchResult
-    from genesis_git.session import Context
-
-Announce = Callable[[str], None]
 
 
-def _part(module: str, what: str) -> ModuleType:
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            raise GenesisError(f"{what} is not available in this installation of genesis") from None
-        raise
+class Genesis(LedgerCommands):
+    """Session, search, impact, story and design of one repository (opened lazily).
 
-
-class Genesis:
-    """Session, search, impact, story and design of one repository (opened lazily)."""
-
-    def __init__(self, repo_path: str | Path | None = None, *, use_rag: bool = False,
-                 rag: ImpactRAG | None = None, engine: str | Engine | None = None,
-                 scope: str | None = None, keep_corpus: bool = False):
-        self.repo_path = Path(repo_path) if repo_path is not None else None
-        self.use_rag = use_rag
-        self.rag = rag
-        self.engine = engine
-        self.scope = scope
-        self._ctx: Context | None = None
-        self._repo: Repo | None = None
-        self._config: Config | None = None
-        # a long-lived caller (genesis mcp) keeps the impact corpus while the store is unchanged
-        self.keep_corpus = keep_corpus
-        self._kept: tuple[Any, Any] | None = None
-        self._empty: sqlite3.Connection | None = None
-
-    # -- plumbing ---------------------------------------------------------
-    @property
-    def repo(self) -> Repo:
-        """The repository (found on first use; the store is not opened)."""
-        if self._repo is None:
-            from genesis_git.repo import find_repo
-
-            self._repo = find_repo(self.repo_path)
-        return self._repo
-
-    @property
-    def config(self) -> Config:
-        """The repository's configuration, validated (read on first use)."""
-        if self._config is None:
-            from genesis_git.config import load_config
-
-            self._config = load_config(self.repo.root)
-        return self._config
-
-    @property
-    def store_dir(self) -> Path:
-        """The store's folder (``$GENESIS_HOME``, else ``<git common dir>/genesis``)."""
-        from genesis_git.db.connect import store_dir
-
-        return store_dir(self.repo)
-
-    @property
-    def store_path(self) -> Path:
-        """The store's SQLite file."""
-        from genesis_git.db.connect import DB_NAME
-
-        return self.store_dir / DB_NAME
-
-    @property
-    def log_path(self) -> Path:
-        """The log of errors that are not the user's (their tracebacks)."""
-        from genesis_git.db.connect import LOG_NAME
-
-        return self.store_dir / LOG_NAME
-
-    @property
-    def context(self) -> Context:
-        """The repository, its configuration and the open store (opened on first use)."""
-        if self._ctx is None:
-            from genesis_git.db.connect import connect, store_path
-            from genesis_git.session import Context
-            from genesis_git.story.journal import replay_journal
-
-            db = store_path(self.repo)
-            conn = connect(db)
-            replay_journal(conn, db)  # bindings the hooks left while the store was busy
-            from genesis_git.ledger.view import refresh_quietly
-
-            refresh_quietly(conn, self.repo)  # a ledger ref that moved (git fetch) updates it
-            self._ctx = Context(self.repo, self.config, conn)
-        return self._ctx
-
-    @property
-    def ledger(self) -> sqlite3.Connection:
-        """The store for reading the ledger; on a clone without a store, an empty ledger in
-        memory, so that a read creates no store."""
-        if self._ctx is None and not self.store_path.exists():
-            if self._empty is None:
-                from genesis_git.db.connect import connect
-
-                self._empty = connect(":memory:")
-            return self._empty
-        return self.context.conn
-
-    @property
-    def library(self) -> Library:
-        """The design library of the repository (plain files; the store is not opened)."""
-        library = _part("genesis_git.design.library", "the design library")
-        lib: Library = library.open_library(self.repo.root, repo=self.repo, config=self.config)
-        return lib
+    The plumbing (the repository, its configuration, the store) is
+    :class:`~genesis_git.api_base.GenesisBase`; the story ledger's commands are
+    :class:`~genesis_git.api_ledger.LedgerCommands`.
+    """
 
     # -- the repository ---------------------------------------------------------
     def init(self, *, share: bool = False) -> dict[str, Any]:
@@ -195,20 +87,6 @@ class Genesis:
 
         ctx = self.context
         return gc(ctx.conn, ctx.repo, ctx.config, dry_run)
-
-    def close(self) -> None:
-        if self._ctx is not None:
-            self._ctx.conn.close()
-            self._ctx = None
-        if self._empty is not None:
-            self._empty.close()
-            self._empty = None
-
-    def __enter__(self) -> Genesis:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- session ----------------------------------------------------------------
     def session(self, *, refresh: bool = True) -> str:
@@ -402,132 +280,7 @@ class Genesis:
         assert prompt is not None
         return prompt
 
-    # -- story ------------------------------------------------------------------
-    def story(self, story_id: str, **kwargs: Any) -> Any:
-        """The context of a story (its commits, files and artifacts) from the ledger."""
-        context = _part("genesis_git.story.context", "the story ledger")
-        kwargs.setdefault("repo", self.repo)
-        return context.build_context(self.ledger, story_id, **kwargs)
-
-    def stories(self) -> list[tuple[str, str, list[str]]]:
-        """``(story_id, text, paths)`` of every story of the ledger."""
-        ledger = _part("genesis_git.story.ledger", "the story ledger")
-        return list(ledger.story_texts(self.context.conn))
-
-    def story_list(self, status: str | None = None) -> list[dict[str, Any]]:
-        """The stories (with this status), most recently updated first."""
-        ledger = _part("genesis_git.story.ledger", "the story ledger")
-        rows: list[dict[str, Any]] = ledger.list_records(self.ledger, status)
-        return rows
-
-    def story_show(self, story_id: str) -> dict[str, Any]:
-        """A story's record, its counts and its links."""
-        ledger = _part("genesis_git.story.ledger", "the story ledger")
-        rec: dict[str, Any] = ledger.show_record(self.ledger, story_id)
-        return rec
-
-    def story_set(self, story_id: str, *, status: str | None = None,
-                  title: str | None = None) -> tuple[dict[str, Any], bool]:
-        """Set a story's status and/or title: ``(record, created)``."""
-        ledger = _part("genesis_git.story.ledger", "the story ledger")
-        from genesis_git.story.artifacts import author
-
-        rec, created = ledger.set_record(self.context.conn, self.repo.project_id, story_id,
-                                         status=status, title=title, by=author(self.repo))
-        return rec, bool(created)
-
-    def story_link(self, story_id: str, link_type: str, target: str,
-                   description: str | None = None) -> dict[str, Any]:
-        """Link a story to a story, ADR, ticket, PR, commit (bound with its files), doc or URL."""
-        binding = _part("genesis_git.story.binding", "the story ledger")
-        res: dict[str, Any] = binding.link_story(self.context.conn, self.repo, self.config,
-                                                 story_id, link_type, target, description)
-        return res
-
-    def story_bind(self, story_id: str, session_id: str | None = None) -> dict[str, Any]:
-        """Bind pending notes (of one session, default: every session of this worktree) and
-        the session's ``--doc`` to an existing story, by hand."""
-        binding = _part("genesis_git.story.binding", "the story ledger")
-        res: dict[str, Any] = binding.bind_notes(self.context.conn, self.repo, story_id,
-                                                 session_id)
-        return res
-
-    def story_rebuild(self, *, prune: bool = False, from_scratch: bool = False
-                      ) -> dict[str, Any]:
-        """Re-derive stories, commit links and changed files from ``git log`` (idempotent).
-
-        ``from_scratch`` first moves the store aside (a damaged one, say) and starts a new
-        one with the ledger rows that can still be read."""
-        rebuild = _part("genesis_git.story.rebuild", "the story ledger")
-        aside = None
-        salvaged: dict[str, int] = {}
-        if from_scratch:
-            self.close()
-            aside = rebuild.move_aside(self.store_path)
-            if aside is not None:
-                salvaged = rebuild.salvage(self.context.conn, aside)
-        res: dict[str, Any] = rebuild.rebuild(self.context.conn, self.repo, self.config,
-                                              prune=prune)
-        if from_scratch:
-            res["moved_aside"] = str(aside) if aside else None
-            res["salvaged"] = salvaged
-        return res
-
-    # -- the organisation's mirror (PostgreSQL) --------------------------------
-    def mirror(self, url: str | None = None) -> dict[str, Any]:
-        """Write this repository's ledger records into the PostgreSQL mirror.
-
-        Only git and the configuration are read: the local store is not opened.
-        """
-        service = _part("genesis_git.mirror.service", "the PostgreSQL mirror")
-        result: dict[str, Any] = service.mirror(self.repo, self.config, url)
-        return result
-
-    def mirror_after_sync(self) -> tuple[dict[str, Any] | None, GenesisError | None]:
-        """What ``genesis sync`` does after syncing: mirror when a mirror is configured.
-
-        ``(result, None)``; ``(None, None)`` without a mirror; ``({"error": …}, error)``
-        when the mirror failed, so that the sync, which did succeed, is still reported.
-        """
-        if not self.config.str("ledger.mirror").strip():
-            return None, None
-        try:
-            return self.mirror(), None
-        except GenesisError as exc:
-            return {"error": str(exc), "exit_code": int(exc.exit_code)}, exc
-
-    def org_stories(self, *, url: str | None = None, status: str | None = None,
-                    project: str | None = None) -> dict[str, Any]:
-        """The stories of every repository in the mirror, each with its projects."""
-        service = _part("genesis_git.mirror.service", "the PostgreSQL mirror")
-        result: dict[str, Any] = service.org_stories(service.config_here(self.repo_path), url,
-                                                     status=status, project=project)
-        return result
-
-    def org_story(self, story_id: str, *, url: str | None = None) -> dict[str, Any]:
-        """A story's context from every repository in the mirror, each item with its project."""
-        service = _part("genesis_git.mirror.service", "the PostgreSQL mirror")
-        result: dict[str, Any] = service.org_story(service.config_here(self.repo_path),
-                                                   story_id, url)
-        return result
-
     # -- design ---------------------------------------------------------------
-    def sync(self, remote: str | None = None, **kwargs: Any) -> dict[str, Any]:
-        """``genesis sync``: fetch, merge and push the story ledger, update the view."""
-        from genesis_git.db.connect import store_path
-        from genesis_git.ledger.records import GitError
-        from genesis_git.ledger.sync import sync
-        from genesis_git.story.catchup import bind_new_commits
-
-        ctx = self.context
-        kwargs.setdefault("bind", bind_new_commits)
-        try:
-            return sync(ctx.conn, ctx.repo, ctx.config, remote,
-                        store_dir=store_path(ctx.repo).parent, **kwargs)
-        except GitError as exc:
-            raise GenesisError(f"genesis sync: {exc}",
-                               hint="nothing was lost; run `genesis sync` again") from None
-
     def design(self, query: str, top: int | None = None) -> dict[str, Any]:
         """Search the design library of the repository."""
         search = _part("genesis_git.design.search", "the design library")
