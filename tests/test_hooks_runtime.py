@@ -159,3 +159,17 @@ def test_spawn_detached_feeds_stdin_and_returns(tmp_path: Path) -> None:
     assert pid > 0
     os.waitpid(pid, 0)  # the hook never waits; the test does, to read the result
     assert target.read_bytes() == b"path\0sha\0"
+
+
+def test_a_log_goes_to_the_first_place_that_can_be_written_and_rotates(tmp_path: Path) -> None:
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("x")
+    first, second = blocked / "genesis.log", tmp_path / "logs" / "genesis.log"
+    assert base.append_log([first, second], "one\n", rotate_at=10) == second
+    assert second.read_text() == "one\n" and not first.exists()
+    assert base.append_log([second], "two\n", rotate_at=10) == second
+    assert second.read_text() == "one\ntwo\n"
+    assert base.append_log([second], "three\n", rotate_at=5) == second  # 8 bytes > 5: rotated
+    assert second.read_text() == "three\n"
+    assert (tmp_path / "logs" / "genesis.log.1").read_text() == "one\ntwo\n"
+    assert base.append_log([first], "lost\n") is None

@@ -41,6 +41,9 @@ def _store_files() -> tuple[Path, Path] | None:
         return None
 
 
+LOG_ROTATE_BYTES = 1 << 20  # genesis.log moves to genesis.log.1 past this
+
+
 def _log_files() -> list[Path]:
     """Where an internal error's traceback goes: the store's folder, else the user cache."""
     logs = []
@@ -58,15 +61,10 @@ def log_traceback() -> Path | None:
 
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     entry = f"--- {stamp} genesis {__version__}: {' '.join(sys.argv)}\n{traceback.format_exc()}"
-    for log in _log_files():
-        try:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            with log.open("a", encoding="utf-8") as fh:
-                fh.write(entry)
-            return log
-        except OSError:
-            continue
-    return None
+    from genesis_git.base import append_log
+
+    written = append_log(_log_files(), entry, rotate_at=LOG_ROTATE_BYTES)
+    return Path(written) if written is not None else None
 
 
 def _silence_stdout() -> None:

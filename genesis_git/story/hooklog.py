@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from genesis_git.base import append_log
 from genesis_git.db.connect import store_dir
 from genesis_git.repo import Repo
 
@@ -47,17 +48,8 @@ def record(repo: Repo | None, hook: str, summary: str, detail: str) -> Path | No
         return None
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     entry = f"{HEADER}{stamp} {hook} pid={os.getpid()}\n{summary}\n{detail.rstrip()}\n"
-    for path in log_paths(repo):
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.exists() and path.stat().st_size > MAX_BYTES:
-                os.replace(path, path.with_name(path.name + ".1"))
-            with path.open("a", encoding="utf-8") as fh:
-                fh.write(entry)
-            return path
-        except OSError:
-            continue
-    return None
+    written = append_log(log_paths(repo), entry, rotate_at=MAX_BYTES)
+    return Path(written) if written is not None else None
 
 
 def read_failures(repo: Repo) -> list[tuple[Path, list[Failure]]]:
