@@ -133,6 +133,11 @@ class GenesisBase:
 
     def close(self) -> None:
         if self._ctx is not None:
+            import sys
+
+            kept = sys.modules.get("genesis_git.retrieve.session_index")
+            if kept is not None:  # loaded: it may hold this store's session in memory
+                kept.forget_connection(self._ctx.conn)
             self._ctx.conn.close()
             self._ctx = None
         if self._empty is not None:

@@ -75,3 +75,24 @@ def test_a_search_overlapped_with_the_refresh_is_the_plain_search(
         assert hits and hits[0].path == "app/coupons.py"
         assert to_json(kept.search_query("zebra voucher")) == \
             to_json(plain.search_query("zebra voucher"))
+
+
+def test_a_long_lived_process_keeps_the_rows_of_several_repositories(
+        shop: Path, tmp_path: Path, mocker: MockerFixture) -> None:
+    """An agent that works in two repositories in turn does not re-read either one's rows."""
+    import genesis_git.retrieve.session_index as si
+
+    other = make_repo(tmp_path / "other", {"notes/zebra.md": "# Zebra voucher\nrules\n"})
+    assemble = mocker.spy(si, "_assemble")
+    with Genesis(shop, keep_corpus=True) as a, Genesis(other, keep_corpus=True) as b:
+        for _ in range(2):  # the first round starts b's session and saves both bases
+            a.search_query("discount code")
+            b.search_query("zebra voucher")
+        built = assemble.call_count
+        for _ in range(3):
+            assert a.search_query("discount code").hits
+            assert b.search_query("zebra voucher").hits[0].path == "notes/zebra.md"
+        assert assemble.call_count == built  # both stayed in memory
+        conn = b.context.conn
+        assert any(v[0] is conn for v in si._MEMO.values())
+    assert not any(v[0] is conn for v in si._MEMO.values())  # closing let them go

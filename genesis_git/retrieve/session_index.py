@@ -21,13 +21,15 @@ staleness) is read from ``rag_session_chunk_map`` on every search.
 
 In one process the result is kept in memory for the same connection until
 the store changes (``PRAGMA data_version`` sees other connections' commits,
-``total_changes`` the connection's own).
+``total_changes`` the connection's own); a long-lived process that serves
+several repositories keeps the last :data:`MEMO_KEEP` of them.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +45,9 @@ from genesis_git.text import TOKENIZER_VERSION, tokenize
 
 CACHE_FORMAT = 3  # 3: unit vectors as float16
 OVERLAY_MAX = 2000
-_MEMO: dict[tuple[str, str, str], tuple[sqlite3.Connection, tuple[int, int], SessionIndex]] = {}
+_MEMO: OrderedDict[tuple[str, str, str],
+                  tuple[sqlite3.Connection, tuple[int, int], SessionIndex]] = OrderedDict()
+MEMO_KEEP = 4  # session indexes kept in memory, least recently used dropped first
 _BASES: dict[str, tuple[tuple[int, int], Base]] = {}
 
 
@@ -363,11 +367,21 @@ def session_index(conn: sqlite3.Connection, session_id: str, embedder: str, *,
     memo = _MEMO.get(key)
     # data_version only sees other connections' commits, total_changes only this one's
     if memo is not None and memo[0] is conn and memo[1] == state and key[0]:
+        _MEMO.move_to_end(key)
         return memo[2]
     idx = _assemble(conn, session_id, embedder, wait)
-    _MEMO.clear()  # one session at a time is enough for a process
+    forget_connection(conn)  # a connection works in one session at a time
+    _MEMO.pop(key, None)
     _MEMO[key] = (conn, _state(conn), idx)
+    while len(_MEMO) > MEMO_KEEP:
+        _MEMO.popitem(last=False)
     return idx
+
+
+def forget_connection(conn: sqlite3.Connection) -> None:
+    """Drop what is kept in memory for ``conn`` (its store is being closed)."""
+    for key in [k for k, v in _MEMO.items() if v[0] is conn]:
+        del _MEMO[key]
 
 
 def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str,
