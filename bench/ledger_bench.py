@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from genesis_git.ledger import gitref as G  # noqa: E402
 from genesis_git.ledger import records as R  # noqa: E402
 from genesis_git.ledger.records import Record  # noqa: E402
 
@@ -116,7 +117,7 @@ def main() -> None:
                        stdout=subprocess.DEVNULL)
         recs = story_records(args.stories, "ana")
         t0 = time.perf_counter()
-        R.append_records(author, recs)
+        G.append_records(author, recs)
         write_s = time.perf_counter() - t0
         subprocess.run([*GENESIS, "sync"], cwd=author, env=env(), check=True,
                        stdout=subprocess.DEVNULL)
@@ -138,7 +139,7 @@ def main() -> None:
                               author_name="bo", author_email="bo@example.com",
                               payload={"role": "risk", "content": f"risk {run}-{k} 风险"})
                    for k in range(100)]
-            R.append_records(teammate, new)
+            G.append_records(teammate, new)
             subprocess.run(["git", "push", "-q", "--no-verify", "origin",
                             f"{R.LEDGER_REF}:{R.LEDGER_REF}"], cwd=teammate, check=True)
             subprocess.run([*GENESIS, "story", "set", "STORY-1", "--status", "review"],

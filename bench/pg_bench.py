@@ -34,7 +34,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from genesis_git.ledger.records import Record, append_records  # noqa: E402
+from genesis_git.ledger.gitref import append_records  # noqa: E402
+from genesis_git.ledger.records import Record  # noqa: E402
 from genesis_git.mirror import org  # noqa: E402
 from genesis_git.mirror.connect import connect  # noqa: E402
 from genesis_git.mirror.conninfo import Target  # noqa: E402

@@ -124,7 +124,7 @@ class LedgerCommands(GenesisBase):
     def sync(self, remote: str | None = None, **kwargs: Any) -> dict[str, Any]:
         """``genesis sync``: fetch, merge and push the story ledger, update the view."""
         from genesis_git.db.connect import store_path
-        from genesis_git.ledger.records import GitError
+        from genesis_git.ledger.gitref import GitError
         from genesis_git.ledger.sync import sync
         from genesis_git.story.catchup import bind_new_commits
 

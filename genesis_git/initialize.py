@@ -87,7 +87,7 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
         "sync": None,
     }
     if config.bool("ledger.share") and sync:
-        from genesis_git.ledger.records import GitError
+        from genesis_git.ledger.gitref import GitError
         from genesis_git.ledger.sync import sync as run_sync
 
         conn = connect(db)

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from genesis_git.ledger import gitref as G
 from genesis_git.ledger import records as R
-from genesis_git.ledger.records import Record, append_records, fold, read_records
+from genesis_git.ledger.gitref import append_records, read_records
+from genesis_git.ledger.records import Record, fold
 
 from helpers import git, make_repo
 
@@ -75,7 +77,7 @@ def test_append_and_read_back_from_git(tmp_path: Path) -> None:
     first = [rec("story.created", title="折扣码", status="in_progress"),
              rec("note.written", None, session="s-1", role="risk", content="old clients")]
     c1 = append_records(repo, first)
-    assert c1 and R.resolve(repo, R.LEDGER_REF) == c1
+    assert c1 and G.resolve(repo, R.LEDGER_REF) == c1
     assert append_records(repo, first) is None  # nothing new
     files = git(repo, "ls-tree", "-r", "--name-only", R.LEDGER_REF).split()
     assert files == ["genesis-ledger", "sessions/s-1.jsonl", "stories/STORY-12.jsonl"]
@@ -94,7 +96,7 @@ def test_malformed_lines_and_foreign_refs_are_skipped_with_one_warning(tmp_path:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     good = rec("story.created", title="t")
     bad = b"{broken\n" + b'{"id":"nope"}\n'
-    commit = R.write_commit(repo, None, {"stories/STORY-12.jsonl": good.to_json().encode() + b"\n"
+    commit = G.write_commit(repo, None, {"stories/STORY-12.jsonl": good.to_json().encode() + b"\n"
                                          + bad}, [], "x")
     git(repo, "update-ref", R.LEDGER_REF, commit)
     # a ref under refs/genesis/remotes that is a plain branch commit, not a ledger
@@ -110,7 +112,7 @@ def test_malformed_lines_and_foreign_refs_are_skipped_with_one_warning(tmp_path:
 def test_appending_to_a_ref_that_is_not_a_ledger_is_refused(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     git(repo, "update-ref", R.LEDGER_REF, "HEAD")
-    with pytest.raises(R.GitError, match="not a genesis ledger"):
+    with pytest.raises(G.GitError, match="not a genesis ledger"):
         append_records(repo, [rec("story.created")])
 
 
@@ -118,7 +120,8 @@ def test_concurrent_appends_lose_nothing(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     script = (
         "import sys\n"
-        "from genesis_git.ledger.records import Record, append_records\n"
+        "from genesis_git.ledger.gitref import append_records\n"
+        "from genesis_git.ledger.records import Record\n"
         "for i in range(6):\n"
         "    append_records(sys.argv[1], [Record.new('artifact.added', story_id='STORY-1',\n"
         "        author_email=sys.argv[2], payload={'role': 'note', 'content': sys.argv[2] + str(i)})])\n"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from genesis_git.ledger import gitref as G
 from genesis_git.ledger import records as R
 
 from helpers import git, write
@@ -226,7 +227,7 @@ def test_two_syncs_at_once_in_one_clone(remote: Path, tmp_path: Path) -> None:
     results = [json.loads(out) for out, _ in outs]
     assert sum(r["pushed"] for r in results) == 3  # three stories created, pushed once
     assert all(r["total_stories"] == 4 for r in results)
-    on_remote = {r.story_id for r in R.read_records(remote, R.LEDGER_REF)}
+    on_remote = {r.story_id for r in G.read_records(remote, R.LEDGER_REF)}
     assert on_remote == {"STORY-7", "STORY-20", "STORY-21", "STORY-22"}
     gen(bo, "sync")
     listed = json.loads(gen(bo, "story", "list", "--json").stdout)
@@ -289,7 +290,7 @@ def test_a_remote_that_refuses_the_ledger_does_not_fail_the_push(remote: Path,
     data = json.loads(res.stdout)
     assert data["pushed"] == 0 and "could not push" in data["warnings"][0]
     # nothing is lost: the records wait in the local ledger
-    assert {r.kind for r in R.read_records(ana, R.LEDGER_REF)} >= {"artifact.added",
+    assert {r.kind for r in G.read_records(ana, R.LEDGER_REF)} >= {"artifact.added",
                                                                    "note.written"}
 
 
@@ -323,10 +324,10 @@ def test_malformed_records_and_foreign_refs_are_one_warning_each(remote: Path,
     gen(ana, "sync")
     # someone pushes a broken line next to good records
     tip = git(ana, "rev-parse", R.LEDGER_REF).strip()
-    files = R.tree_files(ana, tip)
+    files = G.tree_files(ana, tip)
     assert files is not None
-    good = R.read_blobs(ana, [files["stories/STORY-12.jsonl"]])[files["stories/STORY-12.jsonl"]]
-    bad = R.write_commit(ana, tip, {"stories/STORY-12.jsonl": good + b"{not json\n",
+    good = G.read_blobs(ana, [files["stories/STORY-12.jsonl"]])[files["stories/STORY-12.jsonl"]]
+    bad = G.write_commit(ana, tip, {"stories/STORY-12.jsonl": good + b"{not json\n",
                                     "stories/STORY-13.jsonl": b"\xff\xfe garbage\n"},
                          [tip], "broken")
     git(ana, "push", "-q", "--no-verify", "origin", f"{bad}:{R.LEDGER_REF}")
@@ -372,7 +373,7 @@ def test_no_remote_a_remote_without_ledger_and_sharing_off(tmp_path: Path) -> No
     data = json.loads(gen(solo, "sync", "--json").stdout)
     assert (data["remote"], data["pulled"], data["pushed"]) == (None, 0, 0)
     assert "no remote" in data["notes"][0]
-    assert R.resolve(solo, R.LEDGER_REF)  # the records are in the local ledger all the same
+    assert G.resolve(solo, R.LEDGER_REF)  # the records are in the local ledger all the same
     bare = tmp_path / "empty.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(solo, "remote", "add", "origin", f"file://{bare}")

@@ -13,6 +13,7 @@ from genesis_git.db.connect import connect
 from genesis_git.hooks import run as hookrun
 from genesis_git.hooks.runtime import HookRepo
 from genesis_git.initialize import enable_share
+from genesis_git.ledger import gitref as G
 from genesis_git.ledger import outbox, view
 from genesis_git.ledger import records as R
 from genesis_git.ledger import sync as S
@@ -112,7 +113,7 @@ def test_signature_moves_only_when_a_ledger_ref_moves(tmp_path: Path) -> None:
     assert view.signature(common) == first
     git(repo, "commit", "-q", "--allow-empty", "-m", "x")  # a branch moves: no matter
     assert view.signature(common) == first
-    R.append_records(repo, [R.Record.new("story.created", story_id="S-1")])
+    G.append_records(repo, [R.Record.new("story.created", story_id="S-1")])
     second = view.signature(common)
     assert second != first
     git(repo, "pack-refs", "--all")
@@ -132,7 +133,7 @@ def test_refresh_quietly_turns_a_failure_into_one_warning(
         common_dir = repo / ".git"
         project_id = "r"
 
-    R.append_records(repo, [R.Record.new("story.created", story_id="S-1")])
+    G.append_records(repo, [R.Record.new("story.created", story_id="S-1")])
     view.refresh_quietly(conn, Where())
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("genesis: warning: the ledger view was not "

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from genesis_git.ledger.records import Record, append_records, fold, read_records
+from genesis_git.ledger.gitref import append_records, read_records
+from genesis_git.ledger.records import Record, fold
 
 from helpers import commit_files, genesis_cmd, git, make_repo
 
@@ -311,7 +312,8 @@ def test_project_identity_and_an_empty_ledger(tmp_path: Path, pg_db) -> None:
 
 
 def test_lines_out_of_canonical_form_and_malformed_ones(tmp_path: Path, pg_db) -> None:
-    from genesis_git.ledger.records import LEDGER_REF, update_ref, write_commit
+    from genesis_git.ledger.gitref import update_ref, write_commit
+    from genesis_git.ledger.records import LEDGER_REF
 
     root = project_repo(tmp_path / "r", "https://git.example.com/org/r.git", pg_db.url)
     canonical = rec("story.created", "STORY-4", title="canonical")

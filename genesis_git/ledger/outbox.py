@@ -89,7 +89,7 @@ def identity(conn: sqlite3.Connection) -> tuple[str, str]:
     git_dir = _git_dir_of(conn)
     key = git_dir or os.getcwd()
     if key not in _identities:
-        from genesis_git.ledger.records import git
+        from genesis_git.ledger.gitref import git
 
         args = ["config", "--get-regexp", r"^user\.(name|email)$"]
         if git_dir:

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from genesis_git.ledger import gitref as G
 from genesis_git.ledger import records as R
 from genesis_git.ledger import view
 from genesis_git.ledger.records import Record, Warn
@@ -52,7 +53,7 @@ def fetch_refspec(remote: str) -> str:
 def _remote_config(root: str | Path) -> tuple[list[str], dict[str, list[str]],
                                                 dict[str, str]]:
     """``(remote names, fetch lines by remote, branch -> remote)`` from one git call."""
-    out = R.git(root, "config", "-z", "--get-regexp",
+    out = G.git(root, "config", "-z", "--get-regexp",
                 r"^(remote\..*\.(url|fetch)|branch\..*\.remote)$", check=False)
     names: list[str] = []
     fetch: dict[str, list[str]] = {}
@@ -75,7 +76,7 @@ def remotes(root: str | Path) -> list[str]:
 
 
 def _current_branch(root: str | Path) -> str | None:
-    head = R.git(root, "rev-parse", "--git-path", "HEAD", check=False).decode().strip()
+    head = G.git(root, "rev-parse", "--git-path", "HEAD", check=False).decode().strip()
     try:
         text = (Path(root) / head).read_text(encoding="utf-8").strip()
     except OSError:
@@ -111,7 +112,7 @@ def ensure_fetch_refspec(root: str | Path, remote: str,
         have = _remote_config(root)[1].get(remote, [])
     if spec in have:
         return False
-    R.git(root, "config", "--add", f"remote.{remote}.fetch", spec)
+    G.git(root, "config", "--add", f"remote.{remote}.fetch", spec)
     return True
 
 
@@ -121,7 +122,7 @@ def remove_fetch_refspecs(root: str | Path) -> list[str]:
     for remote in names:
         spec = fetch_refspec(remote)
         if spec in fetch.get(remote, []):
-            R.git(root, "config", "--fixed-value", "--unset-all", f"remote.{remote}.fetch", spec,
+            G.git(root, "config", "--fixed-value", "--unset-all", f"remote.{remote}.fetch", spec,
                   check=False)
             removed.append(remote)
     return removed
@@ -149,13 +150,13 @@ def sync_lock(store_dir: Path) -> Iterator[None]:
 
 def _is_ledger(root: str | Path, commit: str) -> bool:
     out = subprocess.run(["git", "cat-file", "-e", f"{commit}:{R.MARKER}"], cwd=str(root),
-                         capture_output=True, env=R.git_env())
+                         capture_output=True, env=G.git_env())
     return out.returncode == 0
 
 
 def _diff_blobs(root: str | Path, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
     """``(path, old blob, new blob)`` of the files that differ between two ledger commits."""
-    out = R.git(root, "diff-tree", "-r", "-z", "--no-renames", old, new)
+    out = G.git(root, "diff-tree", "-r", "-z", "--no-renames", old, new)
     tokens = out.split(b"\0")
     result = []
     i = 0
@@ -178,7 +179,7 @@ def merged_files(root: str | Path, local: str, theirs: str) -> dict[str, bytes]:
     """The files of ``theirs`` that differ from ``local``, as the union of both sides."""
     files: dict[str, bytes] = {}
     diffs = _diff_blobs(root, local, theirs)
-    blobs = R.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
+    blobs = G.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
     for path, a, b in diffs:
         if path == R.MARKER:
             continue
@@ -188,18 +189,18 @@ def merged_files(root: str | Path, local: str, theirs: str) -> dict[str, bytes]:
 
 def merge(root: str | Path, local: str, theirs: str) -> str:
     """A commit with both sides' records (``local`` first parent)."""
-    return R.write_commit(root, local, merged_files(root, local, theirs), [local, theirs],
+    return G.write_commit(root, local, merged_files(root, local, theirs), [local, theirs],
                           "genesis ledger: merge")
 
 
 def count_new(root: str | Path, old: str | None, new: str) -> int:
     """Records in ``new`` that ``old`` does not have."""
     if old is None:
-        recs = R.commit_records(root, new, warn=lambda _m: None)
+        recs = G.commit_records(root, new, warn=lambda _m: None)
         return len(recs or [])
     n = 0
     diffs = _diff_blobs(root, old, new)
-    blobs = R.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
+    blobs = G.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
     for path, a, b in diffs:
         if path == R.MARKER or not b:
             continue
@@ -209,7 +210,7 @@ def count_new(root: str | Path, old: str | None, new: str) -> int:
 
 
 def _fetch(root: str | Path, remote: str, timeout: float | None) -> None:
-    R.git(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
+    G.git(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
           fetch_refspec(remote), timeout=timeout)
 
 
@@ -221,24 +222,24 @@ def _merge_into_local(root: str | Path, theirs: str | None,
     for rec in extra:
         by_path.setdefault(R.record_path(rec.story_id, rec.session_id), []).append(rec)
     for attempt in range(20):
-        local = R.resolve(root, R.LEDGER_REF)
+        local = G.resolve(root, R.LEDGER_REF)
         base, parents = local, [local] if local else []
         files: dict[str, bytes] = {}
         if theirs is not None and theirs != local:
             if local is None:
                 base, parents = theirs, [theirs]
             else:
-                common = R.git(root, "merge-base", local, theirs, check=False).decode().strip()
+                common = G.git(root, "merge-base", local, theirs, check=False).decode().strip()
                 if common == local:
                     base, parents = theirs, [theirs]  # a fast-forward
                 elif common != theirs:
                     files = merged_files(root, local, theirs)
                     parents = [local, theirs]
         if by_path:
-            current = R.tree_files(root, base) if base else {}
+            current = G.tree_files(root, base) if base else {}
             if current is None:
-                raise R.GitError(f"{R.LEDGER_REF} is not a genesis ledger")
-            blobs = R.read_blobs(root, [current[p] for p in by_path
+                raise G.GitError(f"{R.LEDGER_REF} is not a genesis ledger")
+            blobs = G.read_blobs(root, [current[p] for p in by_path
                                         if p in current and p not in files])
             for path, recs in by_path.items():
                 before = files.get(path, blobs.get(current.get(path, ""), b""))
@@ -250,20 +251,20 @@ def _merge_into_local(root: str | Path, theirs: str | None,
             if target is None or target == local:
                 return local
         else:
-            target = R.write_commit(root, base, files, parents,
+            target = G.write_commit(root, base, files, parents,
                                     "genesis ledger: merge" if len(parents) > 1 else
                                     f"genesis ledger: {len(extra)} records")
-        if R.update_ref(root, R.LEDGER_REF, target, local, "genesis: merge the remote ledger"):
+        if G.update_ref(root, R.LEDGER_REF, target, local, "genesis: merge the remote ledger"):
             return target
         time.sleep(0.02 * (attempt + 1))
-    raise R.GitError(f"{R.LEDGER_REF} kept moving during the merge")
+    raise G.GitError(f"{R.LEDGER_REF} kept moving during the merge")
 
 
 def _push(root: str | Path, remote: str, timeout: float | None) -> tuple[bool, bool, str]:
     """``(pushed, rejected because the remote moved, message)``."""
     proc = subprocess.run(
         ["git", "push", "--porcelain", "--quiet", "--no-verify", remote, f"{R.LEDGER_REF}:{R.LEDGER_REF}"],
-        cwd=str(root), capture_output=True, env=R.git_env(), timeout=timeout)
+        cwd=str(root), capture_output=True, env=G.git_env(), timeout=timeout)
     text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
     if proc.returncode == 0:
         return True, False, ""
@@ -304,7 +305,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
             ensure_fetch_refspec(root, remote, fetch_lines.get(remote, []))
             for attempt in range(ATTEMPTS):
                 _fetch(root, remote, timeout)
-                theirs = R.resolve(root, tracking_ref(remote))
+                theirs = G.resolve(root, tracking_ref(remote))
                 got = view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
                 pulled += got["imported"]
                 stories.update(got["stories"])
@@ -332,7 +333,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 ok, moved, message = _push(root, remote, timeout)
                 if ok:
                     pushed += ahead
-                    R.update_ref(root, tracking_ref(remote), local, theirs,
+                    G.update_ref(root, tracking_ref(remote), local, theirs,
                                  "genesis: pushed the ledger")
                     break
                 if not moved or attempt == ATTEMPTS - 1:

@@ -25,6 +25,7 @@ from typing import Any
 
 from genesis_git.db import kv
 from genesis_git.db.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
+from genesis_git.ledger import gitref as G
 from genesis_git.ledger import records as R
 from genesis_git.ledger.records import Record, Warn
 
@@ -249,7 +250,7 @@ def flush(conn: sqlite3.Connection, root: str | Path) -> int:
     recs = pending(conn)
     if not recs:
         return 0
-    R.append_records(root, recs)
+    G.append_records(root, recs)
     return mark_written(conn, [r.id for r in recs])
 
 
@@ -271,9 +272,9 @@ def mark_written(conn: sqlite3.Connection, ids: Sequence[str]) -> int:
 
 
 def _changed_paths(root: str | Path, old: str, new: str) -> list[str] | None:
-    out = R.git(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new,
+    out = G.git(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new,
                 check=False)
-    if not out and R.resolve(root, old) is None:
+    if not out and G.resolve(root, old) is None:
         return None  # the old commit is gone: read everything
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
@@ -284,7 +285,7 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
     sig = signature(common_dir)
     if not force and sig and _kv(conn, SIG_KEY) == sig:
         return {"imported": 0, "stories": []}
-    refs = dict(R.ledger_refs(root))
+    refs = dict(G.ledger_refs(root))
     seen: dict[str, str] = json.loads(_kv(conn, REFS_KEY) or "{}") if not force else {}
     known = set(seen.values())  # commits whose records are all in the store
     found: list[Record] = []
@@ -292,14 +293,14 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
     for name, sha in refs.items():
         if seen.get(name) == sha or sha in known:
             continue
-        parents = R.git(root, "rev-list", "--parents", "-n", "1", sha,
+        parents = G.git(root, "rev-list", "--parents", "-n", "1", sha,
                         check=False).decode().split()[1:]
         if len(parents) > 1 and all(p in known for p in parents):
             known.add(sha)  # a merge of two ledgers already read: nothing new in it
             continue
         base = parents[0] if len(parents) == 1 and parents[0] in known else seen.get(name)
         paths = _changed_paths(root, base, sha) if base else None
-        recs = R.commit_records(root, sha, paths=paths, warn=warn, what=name, lines=lines)
+        recs = G.commit_records(root, sha, paths=paths, warn=warn, what=name, lines=lines)
         if recs is None:
             (warn or R._stderr_warn)(f"{name} is not a genesis ledger; skipped")
             continue
@@ -327,5 +328,5 @@ def refresh_quietly(conn: sqlite3.Connection, repo: Any) -> None:
         if "locked" in str(exc) or "busy" in str(exc):
             return  # the command says so itself if it needs the store; the next one catches up
         R._stderr_warn(f"the ledger view was not updated: {exc}")
-    except (R.GitError, OSError, sqlite3.Error, ValueError) as exc:
+    except (G.GitError, OSError, sqlite3.Error, ValueError) as exc:
         R._stderr_warn(f"the ledger view was not updated: {exc}")

@@ -6,7 +6,7 @@ with sorted keys, so its id can be read off the line without parsing it
 (``"id"`` comes before the only nested object, ``"payload"``).  Only the lines
 the mirror does not hold yet are parsed.  A line that is not in that form is
 parsed at once; a malformed one is skipped with one warning, as
-:func:`~genesis_git.ledger.records.read_records` does.
+:func:`~genesis_git.ledger.gitref.read_records` does.
 """
 
 from __future__ import annotations
@@ -40,17 +40,18 @@ def _warn(message: str) -> None:
 def ledger_lines(root: str | Path, warn: Callable[[str], None] = _warn) -> dict[str, Any]:
     """``record id -> raw line`` (or the parsed record, for a line not in canonical form) of
     the local ledger and every remote's copy, each id once."""
+    from genesis_git.ledger import gitref as G
     from genesis_git.ledger import records as rl
 
     out: dict[str, Any] = {}
     bad: list[str] = []
-    for name, sha in rl.ledger_refs(root):
-        files = rl.tree_files(root, sha)
+    for name, sha in G.ledger_refs(root):
+        files = G.tree_files(root, sha)
         if files is None:
             warn(f"{name} is not a genesis ledger; skipped")
             continue
         wanted = [p for p in files if p != rl.MARKER]
-        blobs = rl.read_blobs(root, [files[p] for p in wanted])
+        blobs = G.read_blobs(root, [files[p] for p in wanted])
         for path in wanted:
             for n, raw in enumerate(blobs[files[path]].splitlines(), 1):
                 line = raw.strip()

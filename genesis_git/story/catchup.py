@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from genesis_git.db import kv
-from genesis_git.ledger.records import git
+from genesis_git.ledger.gitref import git
 from genesis_git.story.binding import BindResult, apply, history_sessions
 from genesis_git.story.commits import StoryRules, changed_files, story_ids, walk_commits
 
