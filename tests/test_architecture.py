@@ -50,7 +50,6 @@ EXCEPTIONS = {
                                  "hooks' runtime)",
     "genesis_git.ledger.sync": "starts git itself (fetch, push, the remote's config): its git "
                                "calls belong in repo.py",
-    "genesis_git.story.binding": "over MAX_LINES since rewrites move notes: to be split",
     "genesis_git.retrieve.session_index": "over MAX_LINES since the search base is built in "
                                           "batches: basebuild.py is to take more of it",
 }

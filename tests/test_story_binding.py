@@ -21,7 +21,7 @@ from genesis_git.db.connect import connect
 from genesis_git.hooks import install as inst
 from genesis_git.hooks import run as hookrun
 from genesis_git.repo import find_repo
-from genesis_git.story import binding
+from genesis_git.story import binding, rewrite
 
 from helpers import commit_files, git, write
 
@@ -275,11 +275,11 @@ def test_hook_functions_skip_rebase_and_merges(repo: Path, genesis_env: Path) ->
     (r.git_dir / "rebase-merge").mkdir()
     try:
         assert binding.post_commit(r, config, never) is None
-        assert binding.post_rewrite(r, config, "amend", [("a" * 40, "b" * 40)], never) is None
+        assert rewrite.post_rewrite(r, config, "amend", [("a" * 40, "b" * 40)], never) is None
     finally:
         (r.git_dir / "rebase-merge").rmdir()
-    assert binding.post_rewrite(r, config, "rebase", [], never) is None
-    assert binding.parse_rewrites("x\n" + "a" * 40 + " " + "b" * 40 + " extra\n") == [
+    assert rewrite.post_rewrite(r, config, "rebase", [], never) is None
+    assert rewrite.parse_rewrites("x\n" + "a" * 40 + " " + "b" * 40 + " extra\n") == [
         ("a" * 40, "b" * 40)]
 
 

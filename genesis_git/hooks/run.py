@@ -134,16 +134,16 @@ def post_commit(repo: HookRepo, args: Sequence[str]) -> int:
 
 
 def post_rewrite(repo: HookRepo, args: Sequence[str]) -> int:
-    from genesis_git.story import binding
+    from genesis_git.story import rewrite
 
     kind = args[0] if args else "amend"
-    pairs = binding.parse_rewrites(sys.stdin.read())
+    pairs = rewrite.parse_rewrites(sys.stdin.read())
     if not pairs:
         return 0
     rules = story_settings(repo.root)
     store = _Store(repo)
     try:
-        result = binding.post_rewrite(repo, rules.effective, kind, pairs, store,
+        result = rewrite.post_rewrite(repo, rules.effective, kind, pairs, store,
                                       store_exists=os.path.exists(store_path(repo)))
         if result is not None and result.blobs:
             _index(repo, store(), result.blobs)

@@ -3,10 +3,10 @@
 Every change of the story ledger is one :class:`Record`.  The state of a story
 is the :func:`fold` of its records; two clones that wrote at the same time
 merge by taking the union of their records, and the fold does not depend on the
-order in which records arrived.  Only the single-valued fields (a story's title
-and status, whether a link is present) take the last writer, ordered by
-``(time, author_email, id)``.  :mod:`genesis_git.ledger.gitref` reads and writes
-the ledger's trees in git.
+order in which records arrived.  Only the single-valued fields (a story's title,
+status and baseline, whether a link or an artifact is present) take the last
+writer, ordered by ``(time, author_email, id)``.  :mod:`genesis_git.ledger.gitref`
+reads and writes the ledger's trees in git.
 
 **Where records live.**  The ref ``refs/genesis/ledger`` points at a commit
 whose tree holds one JSON Lines file per story and per session (records are
@@ -38,6 +38,20 @@ not know, and new keys may appear in any payload):
     ``title``: the title set by hand (beats the title of ``story.created``).
 ``story.status``
     ``status``.
+``story.baseline``
+    ``baseline_commit_sha``: the first parent of the story's earliest commit, written
+    when a binding changes it; the last one wins over the baseline of
+    ``story.created``.
+``story.removed``
+    No payload: the story was left with nothing (its commits rewritten away, its
+    notes moved or back to pending).  After the last one, the story is not
+    listed unless a ``story.created``, ``story.title``, ``story.status`` or
+    ``story.baseline`` record follows, or an artifact or a link is still present
+    (artifacts and links leave only by their own records, so whatever another
+    clone added meanwhile keeps the story, with its fields).  A removal that a
+    later ``story.created`` answers starts the story again: those four kinds of
+    record before it no longer count, and ``created_at`` is the first record
+    after it.
 ``artifact.added``
     ``role`` (requirement, analysis, doc_change, test_model, note, decision,
     risk), ``content`` (the text: ``story_artifacts.summary``), ``path``,
@@ -48,9 +62,17 @@ not know, and new keys may appear in any payload):
     binds, if any), ``created_at``, ``created_by`` (the original author,
     ``Name <email>``).  Artifacts are unique by (role, doc_id, path, section,
     change_type), or by ``note_id`` when they bind a note; the earliest record
-    wins.  A ``doc_change`` artifact of a
-    commit (``source_ref`` = ``commit``, ``doc_id`` = the SHA) is part of the
+    since the key's last ``artifact.removed`` wins.  A ``doc_change`` artifact of
+    a commit (``source_ref`` = ``commit``, ``doc_id`` = the SHA) is part of the
     story only while its commit link is.
+``artifact.removed``
+    The artifact leaves this story only (a note that followed its commit to
+    another story or back to pending, a requirement that went with it): its key,
+    ``note_id`` when it binds a note, else ``role``, ``doc_id``, ``path``,
+    ``section``, ``change_type``; and ``record_id``, the ``artifact.added`` it
+    undoes (the key of an artifact with neither a note nor a document).  It
+    removes what was added before it; a later ``artifact.added`` of the same key
+    brings the artifact back.
 ``link.added``
     ``link_type`` (story, adr, ticket, pr, commit, doc, external), ``target``,
     ``description``, ``meta`` (an object: for a commit its author, date,
@@ -61,8 +83,12 @@ not know, and new keys may appear in any payload):
     A session note before any story holds it: ``role``, ``content``, ``path``,
     ``section``, ``created_at``, ``created_by``.
 ``note.retracted``
-    ``note_id``: the id of a ``note.written`` or ``artifact.added`` record; the
-    artifacts that carry it leave the story.
+    ``note_id``: the id of a ``note.written`` or ``artifact.added`` record: its
+    author took the note back (``genesis session retract``).  The artifacts that
+    carry it leave every story of the fold, whatever the order and for good.  One
+    record is written under each story that holds the note (a story's own records
+    are enough to fold it) and one under the note's session (no story id), which
+    withdraws the pending note.  A private note's retraction is private too.
 """
 
 from __future__ import annotations
@@ -84,8 +110,9 @@ REMOTES_PREFIX = "refs/genesis/remotes/"
 MARKER = "genesis-ledger"
 FORMAT = "1"
 
-KINDS = ("story.created", "story.title", "story.status", "artifact.added", "link.added",
-         "link.removed", "note.written", "note.retracted")
+KINDS = ("story.created", "story.title", "story.status", "story.baseline", "story.removed",
+         "artifact.added", "artifact.removed", "link.added", "link.removed", "note.written",
+         "note.retracted")
 
 _ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
@@ -227,6 +254,8 @@ def parse_blob(data: bytes, where: str, bad: list[str],
 # -- the fold ------------------------------------------------------------------------------
 
 ARTIFACT_KEYS = ("role", "doc_id", "path", "section", "change_type")
+# what a story.removed resets: the story's own fields, not its artifacts and links
+SCALAR_KINDS = ("story.created", "story.title", "story.status", "story.baseline")
 
 
 @dataclass
@@ -243,6 +272,7 @@ class StoryState:
     artifacts: list[dict[str, Any]] = field(default_factory=list)
     links: list[dict[str, Any]] = field(default_factory=list)
     record_ids: list[str] = field(default_factory=list)
+    removed: bool = False  # a story.removed counts: the fields before it were reset
 
 
 def artifact_key(art: dict[str, Any]) -> tuple[Any, ...]:
@@ -252,7 +282,7 @@ def artifact_key(art: dict[str, Any]) -> tuple[Any, ...]:
         return ("note", art["note_id"])
     if art.get("doc_id"):
         return tuple(art.get(k) for k in ARTIFACT_KEYS)
-    return ("record", art["record_id"])
+    return ("record", art.get("record_id"))
 
 
 def _artifact(rec: Record) -> dict[str, Any]:
@@ -268,6 +298,12 @@ def _artifact(rec: Record) -> dict[str, Any]:
     return item
 
 
+def removed_key(payload: dict[str, Any]) -> tuple[Any, ...]:
+    """The key of the artifact an ``artifact.removed`` takes out of its story."""
+    return artifact_key({**{k: payload.get(k) for k in (*ARTIFACT_KEYS, "note_id")},
+                         "record_id": payload.get("record_id")})
+
+
 def fold(records: Iterable[Record]) -> dict[str, StoryState]:
     """``story_id -> state``.  The same set of records gives the same states in any
     order: records are taken in ``(time, author_email, id)`` order."""
@@ -279,59 +315,84 @@ def fold(records: Iterable[Record]) -> dict[str, StoryState]:
                  if r.kind == "note.retracted"}
     out: dict[str, StoryState] = {}
     for sid, recs in by_story.items():
-        recs = sorted({r.id: r for r in recs}.values(), key=Record.order)
-        state = StoryState(story_id=sid)
-        created_title: str | None = None
-        created_status: str | None = None
-        title: str | None = None
-        status: str | None = None
-        links: dict[tuple[str, str], tuple[bool, dict[str, Any]]] = {}
-        artifacts: dict[tuple[Any, ...], dict[str, Any]] = {}
-        for rec in recs:
-            p = rec.payload
-            if rec.kind == "story.created":
-                if created_title is None and p.get("title"):
-                    created_title = str(p["title"])
-                if created_status is None and p.get("status"):
-                    created_status = str(p["status"])
-                state.project_id = state.project_id or p.get("project_id")
-                state.baseline_commit_sha = (state.baseline_commit_sha
-                                             or p.get("baseline_commit_sha"))
-            elif rec.kind == "story.title" and p.get("title"):
-                title = str(p["title"])
-            elif rec.kind == "story.status" and p.get("status"):
-                status = str(p["status"])
-            elif rec.kind in ("link.added", "link.removed"):
-                key = (str(p.get("link_type")), str(p.get("target")))
-                if not key[1] or key[1] == "None":
-                    continue
-                item = {"link_type": key[0], "target": key[1],
-                        "description": p.get("description"), "meta": p.get("meta"),
-                        "created_at": rec.time, "record_id": rec.id,
-                        "recorded_by": rec.author}
-                links[key] = (rec.kind == "link.added", item)
-            elif rec.kind == "artifact.added":
-                art = _artifact(rec)
-                if rec.id in retracted or (art["note_id"] and str(art["note_id"]) in retracted):
-                    continue
-                artifacts.setdefault(artifact_key(art), art)
-            else:
-                continue
-            if state.created_at is None:
-                state.created_at = rec.time
-                state.created_by = (p.get("created_by") if rec.kind == "story.created"
-                                    else None) or rec.author
-            state.updated_at, state.updated_by = rec.time, rec.author
-            state.record_ids.append(rec.id)
-        state.title = title or created_title
-        state.status = status or created_status or "draft"
-        present = [item for alive, item in links.values() if alive]
-        commits = {item["target"] for item in present if item["link_type"] == "commit"}
-        state.links = sorted(present, key=lambda i: (i["created_at"], i["record_id"]))
-        state.artifacts = sorted(
-            (a for a in artifacts.values()
-             if a["source_ref"] != "commit" or a["doc_id"] in commits),
-            key=lambda a: (a["created_at"], a["record_id"]))
-        if state.record_ids:
+        state = _fold_story(sid, sorted({r.id: r for r in recs}.values(), key=Record.order),
+                            retracted)
+        if state is not None:
             out[sid] = state
     return out
+
+
+def _fold_story(sid: str, recs: list[Record], retracted: set[str]) -> StoryState | None:
+    """One story's records, in order; ``None`` when nothing lists the story."""
+    removals = [i for i, r in enumerate(recs) if r.kind == "story.removed"]
+    created = [i for i, r in enumerate(recs) if r.kind == "story.created"]
+    # the fields start again after the last removal that a later creation answered
+    start = max((i for i in removals if created and created[-1] > i), default=-1)
+    cut = removals[-1] if removals else -1
+    state = StoryState(story_id=sid, removed=start >= 0)
+    created_title: str | None = None
+    created_status: str | None = None
+    title: str | None = None
+    status: str | None = None
+    baseline: tuple[str | None] | None = None
+    fresh = False  # a field record after the last removal
+    links: dict[tuple[str, str], tuple[bool, dict[str, Any]]] = {}
+    artifacts: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for i, rec in enumerate(recs):
+        p = rec.payload
+        if rec.kind in SCALAR_KINDS and i < start:
+            continue  # before the story was removed and created again
+        if rec.kind == "story.created":
+            if created_title is None and p.get("title"):
+                created_title = str(p["title"])
+            if created_status is None and p.get("status"):
+                created_status = str(p["status"])
+            state.project_id = state.project_id or p.get("project_id")
+            state.baseline_commit_sha = (state.baseline_commit_sha
+                                         or p.get("baseline_commit_sha"))
+        elif rec.kind == "story.title" and p.get("title"):
+            title = str(p["title"])
+        elif rec.kind == "story.status" and p.get("status"):
+            status = str(p["status"])
+        elif rec.kind == "story.baseline":
+            value = p.get("baseline_commit_sha")
+            baseline = (str(value) if value else None,)
+        elif rec.kind in ("link.added", "link.removed"):
+            key = (str(p.get("link_type")), str(p.get("target")))
+            if not key[1] or key[1] == "None":
+                continue
+            item = {"link_type": key[0], "target": key[1],
+                    "description": p.get("description"), "meta": p.get("meta"),
+                    "created_at": rec.time, "record_id": rec.id,
+                    "recorded_by": rec.author}
+            links[key] = (rec.kind == "link.added", item)
+        elif rec.kind == "artifact.added":
+            art = _artifact(rec)
+            if rec.id in retracted or (art["note_id"] and str(art["note_id"]) in retracted):
+                continue
+            artifacts.setdefault(artifact_key(art), art)
+        elif rec.kind == "artifact.removed":
+            artifacts.pop(removed_key(p), None)
+        elif rec.kind not in ("note.retracted", "story.removed"):
+            continue
+        fresh = fresh or (i > cut and rec.kind in SCALAR_KINDS)
+        if state.created_at is None and i > start:
+            state.created_at = rec.time
+            state.created_by = (p.get("created_by") if rec.kind == "story.created"
+                                else None) or rec.author
+        state.updated_at, state.updated_by = rec.time, rec.author
+        state.record_ids.append(rec.id)
+    state.title = title or created_title
+    state.status = status or created_status or "draft"
+    if baseline is not None:
+        state.baseline_commit_sha = baseline[0]
+    present = [item for alive, item in links.values() if alive]
+    commits = {item["target"] for item in present if item["link_type"] == "commit"}
+    state.links = sorted(present, key=lambda i: (i["created_at"], i["record_id"]))
+    state.artifacts = sorted(
+        (a for a in artifacts.values()
+         if a["source_ref"] != "commit" or a["doc_id"] in commits),
+        key=lambda a: (a["created_at"], a["record_id"]))
+    if cut >= 0 and not (fresh or state.links or state.artifacts):
+        return None  # removed, and nothing holds it since
+    return state if state.record_ids else None

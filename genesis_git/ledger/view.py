@@ -8,8 +8,10 @@
   check that nothing moved reads a few small files under the git dir and costs
   no git process, so every command can afford it.
 * :func:`apply` folds every record of some stories into the story tables:
-  title and status by last writer, links and artifacts by union (a link whose
-  last record removes it leaves, with the changed files of its commit).
+  title, status and baseline by last writer, links and artifacts by union (a
+  link or an artifact whose last record removes it leaves, a link with the
+  changed files of its commit), and a story that a ``story.removed`` left with
+  nothing leaves too.
 
 The view never writes records: what comes from the ledger is already there.
 """
@@ -144,9 +146,11 @@ def _existing(conn: sqlite3.Connection, table: str, column: str,
 
 def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *,
           new: Sequence[Record] = ()) -> int:
-    """Fold the records of ``story_ids`` into the story tables (inside the caller's
-    transaction).  ``new``: records just stored, so that a story whose records are all
-    new is folded without reading them back.  Returns the rows added or changed."""
+    """Make the story tables of ``story_ids`` the fold of their records (inside the
+    caller's transaction): a story the fold does not list leaves, an artifact the fold
+    no longer holds leaves.  ``new``: records just stored, so that a story whose
+    records are all new is folded without reading them back.  Returns the rows added,
+    changed or removed."""
     sids = sorted(set(story_ids))
     fresh_by_story: dict[str, list[Record]] = {}
     for rec in new:
@@ -171,24 +175,13 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
         recs = by_story.get(sid, [])
         state = R.fold(recs).get(sid)
         if state is None:
+            if sid in existing and any(r.kind == "story.removed" for r in recs):
+                changed += _remove_story(conn, sid)
             continue
-        kinds = {r.kind for r in recs}
-        status = state.status if state.status in STORY_STATUSES else "draft"
         if sid not in existing:
-            new_stories.append((sid, state.project_id or project_id, state.title, status,
-                                state.baseline_commit_sha, state.created_at, state.updated_at,
-                                state.created_by, state.updated_by))
+            new_stories.append(_story_row(state, project_id))
         else:
-            if state.title and kinds & {"story.title", "story.created"}:
-                changed += conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
-                                        "COALESCE(title,'')<>?", (state.title, sid,
-                                                                  state.title)).rowcount
-            if kinds & {"story.status", "story.created"} and state.status in STORY_STATUSES:
-                changed += conn.execute("UPDATE story_records SET status=? WHERE story_id=? "
-                                        "AND status<>?", (status, sid, status)).rowcount
-            conn.execute("UPDATE story_records SET updated_at=?, updated_by=? WHERE story_id=? "
-                         "AND updated_at<?", (state.updated_at, state.updated_by, sid,
-                                              state.updated_at))
+            changed += _update_story(conn, state, {r.kind for r in recs})
             for link_type, target in _removed_links(recs):
                 changed += conn.execute("DELETE FROM story_links WHERE story_id=? AND "
                                         "link_type=? AND target_ref=?",
@@ -205,9 +198,8 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
                           else None, link["created_at"], link["record_id"]))
         present: set[str] = set()
         if sid in with_artifacts:
-            present = {r[0] for r in conn.execute(
-                "SELECT record_id FROM story_artifacts WHERE story_id=? AND "
-                "record_id IS NOT NULL", (sid,))}
+            present, gone = _reconcile_artifacts(conn, sid, state, {r.id for r in recs})
+            changed += gone
         for a in state.artifacts:
             if a["record_id"] in present or a["role"] not in STORY_ROLES:
                 continue
@@ -232,6 +224,70 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
         "doc_version, path, section, chunk_id, change_type, summary, source_ref, "
         "created_at, created_by, record_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", artifacts)
     return changed + conn.total_changes - before
+
+
+def _status(state: R.StoryState) -> str:
+    return state.status if state.status in STORY_STATUSES else "draft"
+
+
+def _story_row(state: R.StoryState, project_id: str) -> tuple[Any, ...]:
+    return (state.story_id, state.project_id or project_id, state.title, _status(state),
+            state.baseline_commit_sha, state.created_at, state.updated_at, state.created_by,
+            state.updated_by)
+
+
+def _update_story(conn: sqlite3.Connection, state: R.StoryState, kinds: set[str]) -> int:
+    """The fields of an existing story that its records decide."""
+    sid, changed = state.story_id, 0
+    if state.removed:  # the fields start again after a story.removed: take all of them
+        changed += conn.execute(
+            "UPDATE story_records SET title=?, status=?, baseline_commit_sha=?, created_at=?, "
+            "created_by=? WHERE story_id=? AND (title, status, baseline_commit_sha, "
+            "created_at, created_by) IS NOT (?,?,?,?,?)",
+            (state.title, _status(state), state.baseline_commit_sha, state.created_at,
+             state.created_by, sid, state.title, _status(state), state.baseline_commit_sha,
+             state.created_at, state.created_by)).rowcount
+    else:
+        if state.title and kinds & {"story.title", "story.created"}:
+            changed += conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
+                                    "COALESCE(title,'')<>?", (state.title, sid,
+                                                              state.title)).rowcount
+        if kinds & {"story.status", "story.created"} and state.status in STORY_STATUSES:
+            changed += conn.execute("UPDATE story_records SET status=? WHERE story_id=? "
+                                    "AND status<>?", (state.status, sid, state.status)).rowcount
+        if "story.baseline" in kinds:
+            changed += conn.execute(
+                "UPDATE story_records SET baseline_commit_sha=? WHERE story_id=? AND "
+                "baseline_commit_sha IS NOT ?",
+                (state.baseline_commit_sha, sid, state.baseline_commit_sha)).rowcount
+    conn.execute("UPDATE story_records SET updated_at=?, updated_by=? WHERE story_id=? "
+                 "AND updated_at<?", (state.updated_at, state.updated_by, sid,
+                                      state.updated_at))
+    return changed
+
+
+def _reconcile_artifacts(conn: sqlite3.Connection, sid: str, state: R.StoryState,
+                         known: set[str]) -> tuple[set[str], int]:
+    """Remove the story's artifacts whose record the fold no longer holds (moved,
+    retracted, or a same key recorded earlier elsewhere); ``(records kept, rows removed)``.
+    A row whose record the store does not know (none, or one lost with a damaged store)
+    is left alone."""
+    keep = {a["record_id"] for a in state.artifacts}
+    rows = conn.execute("SELECT id, record_id FROM story_artifacts WHERE story_id=? AND "
+                        "record_id IS NOT NULL", (sid,)).fetchall()
+    gone = [r[0] for r in rows if r[1] in known and r[1] not in keep]
+    for i in range(0, len(gone), 500):
+        part = gone[i:i + 500]
+        conn.execute(f"DELETE FROM story_artifacts WHERE id IN ({','.join('?' * len(part))})",
+                     part)
+    return {r[1] for r in rows if r[1] in keep}, len(gone)
+
+
+def _remove_story(conn: sqlite3.Connection, sid: str) -> int:
+    """A story whose records say it was removed and that nothing holds any more."""
+    n = conn.execute("DELETE FROM story_artifacts WHERE story_id=?", (sid,)).rowcount
+    n += conn.execute("DELETE FROM story_links WHERE story_id=?", (sid,)).rowcount
+    return n + conn.execute("DELETE FROM story_records WHERE story_id=?", (sid,)).rowcount
 
 
 # -- moving records between the store and git -------------------------------------------

@@ -10,7 +10,9 @@
    equal to the fold of *all* its records in the mirror, from every
    repository, by the git ledger's own :func:`~genesis_git.ledger.records.fold`.
    A story's title and status therefore follow the same last-writer rule as
-   in every clone, whatever the order in which clones mirrored.
+   in every clone, whatever the order in which clones mirrored; an artifact
+   that moved to another story or was retracted leaves, and a story that a
+   ``story.removed`` left with nothing is deleted.
 3. Session notes that no story holds yet go to ``session_artifacts``.
 
 Rows are written with their record's id and the mirroring repository's
@@ -253,6 +255,10 @@ def refold(conn: Any, story_ids: Sequence[str], *, written: Sequence[Any] = (),
     stories: list[tuple[Any, ...]] = []
     artifacts: list[tuple[Any, ...]] = []
     links: list[tuple[Any, ...]] = []
+    ended = {r.story_id for r in recs if r.kind == "story.removed"}
+    removed = [sid for sid in ids if sid not in states and sid in ended]
+    if removed:  # left with nothing: the story goes, its rows with it (ON DELETE CASCADE)
+        conn.execute("DELETE FROM story_records WHERE story_id = ANY(%s)", (removed,))
     for sid in ids:
         st = states.get(sid)
         if st is None:

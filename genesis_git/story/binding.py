@@ -11,8 +11,8 @@ For each story id of a commit (seed 002 §4.5):
 
 Everything for one hook run happens in one transaction, so two worktrees
 committing at once queue on the store's busy timeout and both land.  A rebase
-is handled once, by post-rewrite, which moves everything from the old SHAs to
-the new ones in a single batch.
+is handled once, by post-rewrite (:mod:`genesis_git.story.rewrite`), which
+moves everything from the old SHAs to the new ones in a single batch.
 """
 
 from __future__ import annotations
@@ -219,8 +219,7 @@ def _refresh_baseline(conn: sqlite3.Connection, story_id: str) -> None:
     import json
 
     parents = json.loads(row[0]).get("parents") or []
-    conn.execute("UPDATE story_records SET baseline_commit_sha=? WHERE story_id=?",
-                 (parents[0] if parents else None, story_id))
+    ledger.set_baseline(conn, story_id, parents[0] if parents else None)
 
 
 def bind_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str,
@@ -299,130 +298,6 @@ def missed_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit
         found = [c for c in found if c.sha not in linked]
     found.reverse()
     return found
-
-
-def parse_rewrites(text: str) -> list[tuple[str, str]]:
-    pairs = []
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[0] != parts[1]:
-            pairs.append((parts[0], parts[1]))
-    return pairs
-
-
-def post_rewrite(repo: GitRepo, pattern: str, kind: str, pairs: Sequence[tuple[str, str]],
-                 open_store: OpenStore, *, store_exists: bool = True) -> BindResult | None:
-    """Move old SHAs to new ones in one batch (amend, rebase, squash and fixup included).
-
-    An amend during a rebase is skipped: the rebase's own post-rewrite covers it.
-    Only an amend binds the session's unbound notes; a rebase carries the bindings
-    that already exist.
-    """
-    if kind == "amend" and in_rebase(repo):
-        return None
-    pairs = [(o, n) for o, n in pairs if o != n]
-    if not pairs:
-        return None
-    news = list(dict.fromkeys(n for _, n in pairs))
-    commits = [c for c in read_commits(repo, news) if not c.is_merge]
-    if not store_exists and not any(story_ids(c, pattern) for c in commits):
-        return None
-    return rewrite(open_store(), repo, pattern, kind, pairs, commits)
-
-
-def rewrite(conn: sqlite3.Connection, repo: GitRepo, pattern: str, kind: str,
-            pairs: Sequence[tuple[str, str]],
-            commits: Sequence[CommitInfo] | None = None) -> BindResult:
-    """What post-rewrite does once it has the store."""
-    pairs = [(o, n) for o, n in pairs if o != n]
-    news = list(dict.fromkeys(n for _, n in pairs))
-    if commits is None:
-        commits = [c for c in read_commits(repo, news) if not c.is_merge]
-    new_set = set(news)
-    story_commits = [c for c in commits if story_ids(c, pattern)]
-    changes = changed_files(repo, story_commits)
-    ids_of = {c.sha: story_ids(c, pattern) for c in story_commits}
-    with ledger.immediate(conn):
-        result = BindResult()
-        left: dict[str, None] = {}
-        moved: list[tuple[int, str]] = []
-        for old, new in pairs:
-            if old in new_set:
-                continue
-            left.update(dict.fromkeys(r[0] for r in conn.execute(
-                "SELECT story_id FROM story_links WHERE link_type='commit' AND target_ref=?",
-                (old,))))
-            result.dropped += ledger.drop_commit(conn, old)
-            moved += [(r[0], new) for r in conn.execute(
-                "SELECT id FROM session_artifacts WHERE bound_commit=?", (old,))]
-            conn.execute("UPDATE session_artifacts SET bound_commit=? WHERE bound_commit=?",
-                         (new, old))
-        session_for = worktree_sessions(conn, repo) if kind == "amend" else None
-        apply(conn, repo, pattern, story_commits, changes, session_for=session_for,
-              result=result)
-        _follow_commits(conn, moved, ids_of)
-        _retire(conn, list(left))
-    return result
-
-
-def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
-                    ids_of: dict[str, list[str]]) -> None:
-    """Notes follow the commit that bound them: to the stories the rewritten commit names
-    (a reworded id moves them), or back to pending when it names none."""
-    for note_id, new in moved:
-        targets = ids_of.get(new, [])
-        doc_id = f"session-artifact:{note_id}"
-        rows = conn.execute("SELECT * FROM story_artifacts WHERE doc_id=?", (doc_id,)).fetchall()
-        if not targets:
-            conn.execute("DELETE FROM story_artifacts WHERE doc_id=?", (doc_id,))
-            conn.execute("UPDATE session_artifacts SET bound_commit=NULL, bound_at=NULL "
-                         "WHERE id=?", (note_id,))
-            continue
-        note = conn.execute("SELECT record_id, private FROM session_artifacts WHERE id=?",
-                            (note_id,)).fetchone()
-        for a in rows[:1]:
-            for sid in targets:
-                ledger.add_artifact(conn, sid, a["artifact_role"], doc_id=doc_id,
-                                    doc_version=a["doc_version"], path=a["path"],
-                                    section=a["section"], chunk_id=a["chunk_id"],
-                                    change_type=a["change_type"], summary=a["summary"],
-                                    source_ref=a["source_ref"], created_by=a["created_by"],
-                                    created_at=a["created_at"],
-                                    note_id=note["record_id"] if note else None,
-                                    private=bool(note and note["private"]))
-            for req in conn.execute(
-                    "SELECT * FROM story_artifacts WHERE artifact_role='requirement' AND "
-                    "source_ref=? AND story_id=?", (a["source_ref"], a["story_id"])).fetchall():
-                for sid in targets:
-                    ledger.add_artifact(conn, sid, "requirement", doc_id=req["doc_id"],
-                                        doc_version=req["doc_version"], path=req["path"],
-                                        change_type=req["change_type"],
-                                        source_ref=req["source_ref"], created_at=req["created_at"])
-        marks = ",".join("?" * len(targets))
-        conn.execute(f"DELETE FROM story_artifacts WHERE doc_id=? AND story_id NOT IN ({marks})",
-                     (doc_id, *targets))
-
-
-def _retire(conn: sqlite3.Connection, story_ids_: Sequence[str]) -> None:
-    """A story whose last commit was rewritten away: a requirement that went along with
-    the notes is dropped; a story left with nothing is removed, one that still holds
-    something goes back to ``draft``."""
-    for sid in story_ids_:
-        if ledger.commit_links(conn, sid):
-            continue
-        conn.execute(
-            "DELETE FROM story_artifacts WHERE story_id=? AND artifact_role='requirement' AND "
-            "EXISTS (SELECT 1 FROM story_artifacts o WHERE o.story_id<>? AND "
-            "o.artifact_role='requirement' AND o.doc_id IS story_artifacts.doc_id AND "
-            "o.source_ref IS story_artifacts.source_ref)", (sid, sid))
-        held = conn.execute(
-            "SELECT (SELECT COUNT(*) FROM story_artifacts WHERE story_id=?) + "
-            "(SELECT COUNT(*) FROM story_links WHERE story_id=?)", (sid, sid)).fetchone()[0]
-        if held:
-            conn.execute("UPDATE story_records SET status='draft' WHERE story_id=? AND "
-                         "status='in_progress'", (sid,))
-        else:
-            conn.execute("DELETE FROM story_records WHERE story_id=?", (sid,))
 
 
 def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: str,

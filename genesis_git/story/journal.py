@@ -111,7 +111,7 @@ def _apply(conn: sqlite3.Connection, entry: dict[str, Any]) -> bool:
     from pathlib import Path
 
     from genesis_git.repo import Repo, run_git
-    from genesis_git.story import binding
+    from genesis_git.story import binding, rewrite
     from genesis_git.story.commits import read_commits, story_settings
 
     root = entry.get("root")
@@ -135,6 +135,6 @@ def _apply(conn: sqlite3.Connection, entry: dict[str, Any]) -> bool:
         return True
     if entry.get("hook") == "post-rewrite":
         pairs = [(str(o), str(n)) for o, n in entry.get("pairs", [])]
-        binding.rewrite(conn, repo, pattern, str(entry.get("kind", "amend")), pairs)
+        rewrite.rewrite(conn, repo, pattern, str(entry.get("kind", "amend")), pairs)
         return True
     return False

@@ -132,15 +132,16 @@ def add_link(conn: sqlite3.Connection, story_id: str, link_type: str, target: st
     import json
 
     rid = outbox.new_id() if record else None
+    stamp = now()  # the row's time is its record's, as in every other clone's view
     cur = conn.execute(
         "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, meta, "
-        "record_id) VALUES (?,?,?,?,?,?)",
+        "created_at, record_id) VALUES (?,?,?,?,?,?,?)",
         (story_id, link_type, target, description,
-         json.dumps(meta, ensure_ascii=False) if meta is not None else None, rid))
+         json.dumps(meta, ensure_ascii=False) if meta is not None else None, stamp, rid))
     if cur.rowcount and rid:
         outbox.emit(conn, "link.added", {"link_type": link_type, "target": target,
                                          "description": description, "meta": meta},
-                    story_id=story_id, rid=rid)
+                    story_id=story_id, rid=rid, at=stamp)
     return bool(cur.rowcount)
 
 
@@ -186,6 +187,55 @@ def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True) -> i
     n += conn.execute("DELETE FROM story_artifacts WHERE doc_id=? AND source_ref=?",
                       (sha, COMMIT_SOURCE)).rowcount
     return n
+
+
+def set_baseline(conn: sqlite3.Connection, story_id: str, sha: str | None) -> bool:
+    """Set the story's baseline commit (``story.baseline``); True when it changed."""
+    cur = conn.execute("UPDATE story_records SET baseline_commit_sha=? WHERE story_id=? AND "
+                       "baseline_commit_sha IS NOT ?", (sha, story_id, sha))
+    if cur.rowcount:
+        outbox.emit(conn, "story.baseline", {"baseline_commit_sha": sha}, story_id=story_id)
+    return bool(cur.rowcount)
+
+
+def set_draft(conn: sqlite3.Connection, story_id: str) -> bool:
+    """An ``in_progress`` story whose commits all left goes back to ``draft``."""
+    cur = conn.execute("UPDATE story_records SET status='draft' WHERE story_id=? AND "
+                       "status='in_progress'", (story_id,))
+    if cur.rowcount:
+        outbox.emit(conn, "story.status", {"status": "draft"}, story_id=story_id)
+    return bool(cur.rowcount)
+
+
+_KEY_FIELDS = ("role", "doc_id", "path", "section", "change_type", "note_id")
+
+
+def remove_artifact(conn: sqlite3.Connection, row: sqlite3.Row) -> None:
+    """Take one artifact out of its story, with its ``artifact.removed`` record: the key
+    of the ``artifact.added`` that made the row (private when that one was)."""
+    import json
+
+    payload: dict[str, Any] = {}
+    private = False
+    if row["record_id"]:
+        found = conn.execute("SELECT line, private FROM ledger_records WHERE id=?",
+                             (row["record_id"],)).fetchone()
+        if found is not None:
+            added = json.loads(found[0]).get("payload") or {}
+            payload = {k: added.get(k) for k in _KEY_FIELDS}
+            private = bool(found[1])
+    if not payload:  # a row older than the records: its own columns are the key
+        payload = {"role": row["artifact_role"], "doc_id": row["doc_id"], "path": row["path"],
+                   "section": row["section"], "change_type": row["change_type"]}
+    payload["record_id"] = row["record_id"]
+    conn.execute("DELETE FROM story_artifacts WHERE id=?", (row["id"],))
+    outbox.emit(conn, "artifact.removed", payload, story_id=row["story_id"], private=private)
+
+
+def remove_story(conn: sqlite3.Connection, story_id: str) -> None:
+    """Remove a story that holds nothing any more (``story.removed``)."""
+    conn.execute("DELETE FROM story_records WHERE story_id=?", (story_id,))
+    outbox.emit(conn, "story.removed", {}, story_id=story_id)
 
 
 # -- reads ---------------------------------------------------------------------

@@ -1,0 +1,202 @@
+"""Rewrites leave records whose fold is the author's view.
+
+One repository with the real hooks; after each amend or rebase, the
+records the store would share are folded into a teammate's store (in several
+syncs, and all at once into a fresh one), and every story must read the same
+there as here (the local-only fields and private notes aside).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from genesis_git.cli.main import app
+from genesis_git.db.connect import connect
+from genesis_git.hooks import install as inst
+from genesis_git.ledger import view
+from genesis_git.ledger.records import Record
+from genesis_git.repo import find_repo
+from genesis_git.story import ledger
+from genesis_git.story.context import build_context
+
+from helpers import commit_files, git
+
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    res = runner.invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def shared_records(home: Path) -> list[Record]:
+    src = sqlite3.connect(home / "genesis.db")
+    try:
+        return [Record.from_json(line) for (line,) in src.execute(
+            "SELECT line FROM ledger_records WHERE private=0")]
+    finally:
+        src.close()
+
+
+def receive(conn: sqlite3.Connection, recs: list[Record]) -> None:
+    """What a sync does with records another clone wrote: store, then fold."""
+    random.Random(len(recs)).shuffle(recs)  # the order of arrival does not matter
+    conn.execute("BEGIN IMMEDIATE")
+    new = view.store_records(conn, recs)
+    view.apply(conn, {r.story_id for r in new if r.story_id}, "elsewhere", new=new)
+    conn.execute("COMMIT")
+
+
+def stories(conn: sqlite3.Connection, *, private: bool = True) -> dict[str, Any]:
+    """Every story as ``story context --json`` gives it, without what is local to a clone."""
+    out: dict[str, Any] = {}
+    for item in ledger.list_records(conn):
+        ctx = build_context(conn, item["story_id"])
+        for c in ctx["commits"]:
+            c.pop("reachable", None)
+        for role in list(ctx["artifacts"]):
+            items = [a for a in ctx["artifacts"][role] if private or not a["private"]]
+            for a in items:
+                for key in ("id", "doc_id", "shared"):
+                    a.pop(key)
+            if items:
+                ctx["artifacts"][role] = sorted(items, key=lambda a: (a["created_at"],
+                                                                      a["summary"] or ""))
+            else:
+                del ctx["artifacts"][role]
+        item.pop("artifacts")  # the list counts private notes too
+        out[item["story_id"]] = {"listed": item, "context": ctx}
+    return out
+
+
+class Teammate:
+    """Stores that hear of the author's shared records: one after each step, one only
+    after the first step and when asked (``late``), one made fresh at each step."""
+
+    def __init__(self, home: Path, tmp: Path) -> None:
+        self.home, self.tmp = home, tmp
+        self.conn = connect(tmp / "teammate.db")
+        self.late = connect(tmp / "late.db")
+        self.steps = 0
+
+    def agrees(self, *, late: bool = False) -> dict[str, Any]:
+        recs = shared_records(self.home)
+        for conn in (self.conn, self.late) if late or not self.steps else (self.conn,):
+            have = {r[0] for r in conn.execute("SELECT id FROM ledger_records")}
+            receive(conn, [r for r in recs if r.id not in have])
+        self.steps += 1
+        fresh = connect(self.tmp / f"fresh-{self.steps}.db")  # a clone made only now
+        receive(fresh, recs)
+        mine = connect(self.home / "genesis.db")
+        try:
+            expected = stories(mine, private=False)
+        finally:
+            mine.close()
+        assert stories(self.conn) == expected
+        assert stories(fresh) == expected
+        if late:
+            assert stories(self.late) == expected
+        fresh.close()
+        return expected
+
+
+@pytest.fixture
+def team(repo: Path, genesis_env: Path, tmp_path: Path) -> Teammate:
+    inst.install(find_repo(repo), python=sys.executable)
+    return Teammate(genesis_env, tmp_path)
+
+
+def notes_of(view_: dict[str, Any], story: str) -> list[str]:
+    arts = view_[story]["context"]["artifacts"]
+    return sorted(a["summary"] for role in ("decision", "risk", "note") for a in arts.get(role, []))
+
+
+def test_amends_move_notes_remove_and_recreate_stories(repo: Path, team: Teammate) -> None:
+    cli("session", "start")
+    cli("session", "note", "codes are case-insensitive", "--role", "decision")
+    cli("session", "note", "old clients drop the field", "--role", "risk")
+    cli("session", "note", "my own doubt", "--role", "risk", "--private")
+    commit_files(repo, "STORY-12: discount codes", {"a.txt": "a\n"})
+    seen = team.agrees()
+    assert notes_of(seen, "STORY-12") == ["codes are case-insensitive",
+                                          "old clients drop the field"]
+    git(repo, "commit", "-q", "--amend", "-m", "STORY-13: discount codes")
+    seen = team.agrees()
+    assert sorted(seen) == ["STORY-13"]  # STORY-12 held nothing else: it is gone
+    assert notes_of(seen, "STORY-13") == ["codes are case-insensitive",
+                                          "old clients drop the field"]
+    assert seen["STORY-13"]["context"]["story"]["baseline_commit_sha"] == git(
+        repo, "rev-parse", "HEAD~1").strip()
+    git(repo, "commit", "-q", "--amend", "-m", "discount codes, no story yet")
+    assert team.agrees() == {}
+    assert cli("session", "artifacts")["unbound"] == 3  # back to pending
+    commit_files(repo, "STORY-12: codes again", {"b.txt": "b\n"})
+    seen = team.agrees(late=True)  # late: STORY-12 removed and created again in one sync
+    story = seen["STORY-12"]["context"]["story"]
+    assert (story["title"], story["status"]) == ("codes again", "in_progress")
+    assert notes_of(seen, "STORY-12") == ["codes are case-insensitive",
+                                          "old clients drop the field"]
+    assert len(seen["STORY-12"]["context"]["commits"]) == 1
+
+
+def test_a_story_that_keeps_its_requirement_goes_back_to_draft(repo: Path,
+                                                               team: Teammate) -> None:
+    cli("session", "start", "--doc", "docs/req/orders.md")
+    cli("session", "note", "codes expire", "--role", "decision")
+    commit_files(repo, "STORY-20: codes", {"a.txt": "a\n"})
+    runner.invoke(app, ["story", "set", "STORY-20", "--title", "Discount codes"])
+    team.agrees()
+    git(repo, "commit", "-q", "--amend", "-m", "codes")
+    seen = team.agrees()
+    ctx = seen["STORY-20"]["context"]
+    assert (ctx["story"]["status"], ctx["story"]["title"]) == ("draft", "Discount codes")
+    assert [a["path"] for a in ctx["artifacts"]["requirement"]] == ["docs/req/orders.md"]
+    assert notes_of(seen, "STORY-20") == [] and ctx["commits"] == []
+    git(repo, "commit", "-q", "--amend", "-m", "STORY-21: codes")
+    seen = team.agrees()
+    assert seen["STORY-20"]["context"]["story"]["status"] == "draft"
+    assert notes_of(seen, "STORY-21") == ["codes expire"]
+    assert "requirement" in seen["STORY-21"]["context"]["artifacts"]
+    # reworded again: the note and the requirement go along, STORY-21 is left with nothing
+    git(repo, "commit", "-q", "--amend", "-m", "STORY-22: codes")
+    seen = team.agrees()
+    assert sorted(seen) == ["STORY-20", "STORY-22"]
+    assert notes_of(seen, "STORY-22") == ["codes expire"]
+    assert [a["path"] for a in seen["STORY-22"]["context"]["artifacts"]["requirement"]] == [
+        "docs/req/orders.md"]
+
+
+def test_a_rebase_that_rewords_and_squashes_several_story_commits(repo: Path,
+                                                                  team: Teammate) -> None:
+    cli("session", "start")
+    for n, story in enumerate(("STORY-30", "STORY-31", "STORY-30")):
+        cli("session", "note", f"note {n} of {story}", "--role", "note")
+        commit_files(repo, f"{story}: part {n}", {f"p{n}.txt": f"{n}\n"})
+    cli("session", "note", "fixed later", "--role", "risk")
+    commit_files(repo, "fixup! STORY-30: part 2", {"p2.txt": "2 fixed\n"})
+    team.agrees()
+    env = dict(os.environ, GIT_SEQUENCE_EDITOR="sed -i -e '2s/^pick/reword/'",
+               GIT_EDITOR="sed -i -e '1s/STORY-31/STORY-32/'")
+    proc = subprocess.run(["git", "rebase", "-q", "-i", "--autosquash", "--force-rebase",
+                           "HEAD~4"], cwd=repo, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert git(repo, "log", "--format=%s", "-3").splitlines() == [
+        "STORY-30: part 2", "STORY-32: part 1", "STORY-30: part 0"]
+    seen = team.agrees()
+    assert sorted(seen) == ["STORY-30", "STORY-32"]
+    assert notes_of(seen, "STORY-32") == ["note 1 of STORY-31"]
+    assert notes_of(seen, "STORY-30") == ["fixed later", "note 0 of STORY-30",
+                                          "note 2 of STORY-30"]  # the fixup's note too
+    assert [c["subject"] for c in seen["STORY-30"]["context"]["commits"]] == [
+        "STORY-30: part 0", "STORY-30: part 2"]
