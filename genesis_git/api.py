@@ -172,6 +172,13 @@ class Genesis(LedgerCommands):
         return add_note(self.context, text, role=role, path=path, section=section,
                         private=private, announce=announce)
 
+    def retract(self, note_id: str) -> dict[str, Any]:
+        """Take a note of this clone back (``12``, ``#12``, ``note:<record id>``): it leaves its
+        session and every story; ``genesis sync`` takes the retraction to the team."""
+        from genesis_git.story.artifacts import retract_note
+
+        return retract_note(self.context.conn, note_id)
+
     def artifacts(self, session_id: str | None = None) -> dict[str, Any]:
         """The notes of a session (default: the active one) and the stories they are bound to."""
         from genesis_git.story.artifacts import list_artifacts

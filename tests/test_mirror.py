@@ -247,6 +247,48 @@ def test_removed_links_and_retracted_notes_leave_the_mirror(tmp_path: Path, pg_d
     assert pg_db.count("session_artifacts") == 0
 
 
+def test_a_rewrite_and_a_retraction_reach_the_mirror(repo: Path, pg_db) -> None:
+    """An amend moves the notes to another story and leaves the first with nothing; a
+    retracted note leaves: the mirror's rows follow, as the fold of the records says."""
+    from genesis_git.hooks import install as inst
+    from genesis_git.repo import find_repo
+
+    (repo / ".genesis.toml").write_text(f'[ledger]\nmirror = "{pg_db.url}"\n')
+    inst.install(find_repo(repo), python=sys.executable)
+    assert run(repo, "session", "start").returncode == 0
+    notes = [json.loads(run(repo, "session", "note", text, "--role", "decision",
+                            "--json").stdout) for text in ("keep me", "take me back")]
+    commit_files(repo, "STORY-12: codes", {"x.txt": "x\n"})
+    assert run(repo, "ledger", "mirror").returncode == 0
+    assert set(_db_state(pg_db)["stories"]) == {"STORY-12"}
+    git(repo, "commit", "-q", "--amend", "-m", "STORY-13: codes")
+    assert run(repo, "ledger", "mirror").returncode == 0
+    state = _db_state(pg_db)
+    assert state["stories"] == {"STORY-13": ("codes", "in_progress")}
+    assert state == _fold_state(list(read_records(repo)) + _pending(repo))
+    with pg_db.admin() as conn:
+        summaries = sorted(r[0] for r in conn.execute(
+            "SELECT summary FROM story_artifacts WHERE artifact_role='decision'"))
+    assert summaries == ["keep me", "take me back"]
+    out = run(repo, "session", "retract", str(notes[1]["id"]))
+    assert out.returncode == 0, out.stderr
+    assert run(repo, "ledger", "mirror").returncode == 0
+    with pg_db.admin() as conn:
+        assert [r[0] for r in conn.execute(
+            "SELECT summary FROM story_artifacts WHERE artifact_role='decision'")] == ["keep me"]
+        assert [r[0] for r in conn.execute("SELECT summary FROM session_artifacts")] == [
+            "keep me"]
+    assert _db_state(pg_db) == _fold_state(list(read_records(repo)) + _pending(repo))
+
+
+def _pending(root: Path) -> list[Record]:
+    """The records the store holds that no ledger ref has yet (the mirror sends them)."""
+    from genesis_git.mirror.source import pending_lines
+
+    store = Path(os.environ["GENESIS_HOME"]) / "genesis.db"
+    return [Record.from_json(line.decode()) for line in pending_lines(store)]
+
+
 def test_a_record_the_seed_forbids_is_kept_but_not_folded(tmp_path: Path, pg_db) -> None:
     root = project_repo(tmp_path / "r", "https://git.example.com/org/r.git", pg_db.url)
     append_records(root, [rec("story.created", "STORY-9", title="t", status="wip"),

@@ -1,6 +1,6 @@
-"""Rewrites leave records whose fold is the author's view.
+"""Rewrites and retractions leave records whose fold is the author's view.
 
-One repository with the real hooks; after each amend or rebase, the
+One repository with the real hooks; after each amend, rebase or retraction, the
 records the store would share are folded into a teammate's store (in several
 syncs, and all at once into a fresh one), and every story must read the same
 there as here (the local-only fields and private notes aside).
@@ -24,7 +24,7 @@ from genesis_git.cli.main import app
 from genesis_git.db.connect import connect
 from genesis_git.hooks import install as inst
 from genesis_git.ledger import view
-from genesis_git.ledger.records import Record
+from genesis_git.ledger.records import Record, new_id
 from genesis_git.repo import find_repo
 from genesis_git.story import ledger
 from genesis_git.story.context import build_context
@@ -200,3 +200,78 @@ def test_a_rebase_that_rewords_and_squashes_several_story_commits(repo: Path,
                                           "note 2 of STORY-30"]  # the fixup's note too
     assert [c["subject"] for c in seen["STORY-30"]["context"]["commits"]] == [
         "STORY-30: part 0", "STORY-30: part 2"]
+
+
+def test_retracted_notes_leave_every_view(repo: Path, team: Teammate) -> None:
+    cli("session", "start")
+    wrong = cli("session", "note", "discounts stack", "--role", "decision")
+    cli("session", "note", "discounts never stack", "--role", "decision")
+    secret = cli("session", "note", "margin is thin", "--role", "risk", "--private")
+    commit_files(repo, "STORY-12, STORY-40: discount rules", {"a.txt": "a\n"})
+    pending = cli("session", "note", "not bound yet", "--role", "note")
+    team.agrees()
+    out = cli("session", "retract", f"#{wrong['id']}")
+    assert (out["retracted"], out["stories"]) == (True, ["STORY-12", "STORY-40"])
+    out = cli("session", "retract", str(secret["id"]))
+    assert out["private"] is True and out["stories"] == ["STORY-12", "STORY-40"]
+    out = cli("session", "retract", str(pending["id"]))
+    assert out["stories"] == [] and out["bound_commit"] is None
+    seen = team.agrees()
+    for story in ("STORY-12", "STORY-40"):
+        assert notes_of(seen, story) == ["discounts never stack"]
+    assert [a["summary"] for a in cli("session", "artifacts")["artifacts"]] == [
+        "discounts never stack"]
+    conn = connect(team.home / "genesis.db")
+    try:
+        kinds = {(r[0], r[1], r[2]) for r in conn.execute(
+            "SELECT kind, COALESCE(story_id, '-'), private FROM ledger_records "
+            "WHERE kind='note.retracted'")}
+    finally:
+        conn.close()
+    assert kinds == {("note.retracted", "STORY-12", 0), ("note.retracted", "STORY-40", 0),
+                     ("note.retracted", "-", 0), ("note.retracted", "STORY-12", 1),
+                     ("note.retracted", "STORY-40", 1), ("note.retracted", "-", 1)}
+
+
+def test_retract_takes_every_id_a_user_sees_and_refuses_others(repo: Path,
+                                                               team: Teammate) -> None:
+    from genesis_git.ledger.gitref import append_records
+
+    cli("session", "start")
+    first = cli("session", "note", "one", "--role", "decision")
+    second = cli("session", "note", "two", "--role", "decision")
+    third = cli("session", "note", "three", "--role", "decision")
+    commit_files(repo, "STORY-50: notes", {"a.txt": "a\n"})
+    ctx = cli("story", "context", "STORY-50")
+    by_summary = {a["summary"]: a["doc_id"] for a in ctx["artifacts"]["decision"]}
+    assert by_summary["one"] == f"session-artifact:{first['id']}"
+    assert cli("session", "retract", by_summary["one"])["summary"] == "one"
+    conn = connect(team.home / "genesis.db")
+    try:
+        rid = conn.execute("SELECT record_id FROM session_artifacts WHERE id=?",
+                           (second["id"],)).fetchone()[0]
+    finally:
+        conn.close()
+    assert cli("session", "retract", f"note:{rid}")["summary"] == "two"
+    # a teammate's note, which came with the ledger: not this clone's to retract
+    bos = new_id()
+    theirs = Record.new("artifact.added", story_id="STORY-50", author_name="Bo",
+                        author_email="bo@example.com",
+                        payload={"role": "risk", "content": "bo's risk", "source_ref": "s-bo",
+                                 "doc_id": "session-artifact:7", "note_id": bos})
+    append_records(repo, [theirs])
+    res = runner.invoke(app, ["session", "retract", f"note:{bos.lower()}"])
+    assert (res.exit_code, res.output) == (
+        1, f"genesis: error: note note:{bos.lower()} was written in another clone (only its "
+           "author can retract it)\n")
+    res = runner.invoke(app, ["session", "retract", "#999"])
+    assert res.exit_code == 1 and res.output.startswith("genesis: error: no note #999 in ")
+    res = runner.invoke(app, ["session", "retract", "STORY-50"])
+    assert (res.exit_code, res.output) == (
+        2, "genesis: error: 'STORY-50' is not a note id (give the #id that `genesis session "
+           "artifacts` shows, e.g. 12)\n")
+    out = runner.invoke(app, ["session", "retract", str(third["id"])])
+    assert out.exit_code == 0
+    assert out.output == f"retracted #{third['id']} [decision] three — it left STORY-50\n"
+    seen = team.agrees()
+    assert notes_of(seen, "STORY-50") == ["bo's risk"]  # only the teammate's note is left

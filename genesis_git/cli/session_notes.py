@@ -1,4 +1,4 @@
-"""``genesis session note`` and ``genesis session artifacts``: notes bound to a story at commit."""
+"""``genesis session note``, ``artifacts`` and ``retract``: notes bound to a story at commit."""
 
 from __future__ import annotations
 
@@ -44,7 +44,10 @@ def artifacts(
         "--session", help="A session id (default: this worktree's active session).")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """List the notes of a session, and which story each one is bound to."""
+    """List the notes of a session, and which story each one is bound to.
+
+    A retracted note (genesis session retract) is gone from the list.
+    """
     from genesis_git.cli.output import echo, emit_json
     with Genesis() as g:
         res = g.artifacts(session)
@@ -61,7 +64,32 @@ def artifacts(
         echo(f"  #{a['id']} [{a['role']}] {a['summary']}{where} — {bound}")
 
 
+def retract(
+    note_id: Annotated[str, typer.Argument(
+        help="The note: its #id from `genesis session artifacts` (12 or #12), or "
+             "note:<record id> from a story's context.", metavar="NOTE")],
+    json_out: JsonOpt = False,
+) -> None:
+    """Take a note back: it leaves its session and every story; genesis sync shares that.
+
+    Any note written in this clone can be retracted, from any worktree's session, pending or
+    bound. A private note's retraction stays in this clone. Exit 1 for an unknown note or a
+    note written in another clone, 2 for something that is not a note id.
+    """
+    from genesis_git.cli.output import echo, emit_json
+
+    with Genesis() as g:
+        item = g.retract(note_id)
+    if json_out:
+        emit_json(item)
+        return
+    where = f"it left {', '.join(item['stories'])}" if item["stories"] else "it was pending"
+    private = "; private, so the retraction stays here" if item["private"] else ""
+    echo(f"retracted #{item['id']} [{item['role']}] {item['summary']} — {where}{private}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``note`` and ``artifacts`` to the ``session`` sub-app."""
+    """Add ``note``, ``artifacts`` and ``retract`` to the ``session`` sub-app."""
     app.command(name="note")(note)
     app.command(name="artifacts")(artifacts)
+    app.command(name="retract")(retract)

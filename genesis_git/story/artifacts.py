@@ -3,10 +3,17 @@
 ``genesis session note TEXT --role R [--path P] [--section S]`` writes a row of
 ``session_artifacts`` (seed 002 §5 A).  It stays unbound until a commit whose
 message names a story; then the post-commit hook binds it (late binding).
+
+``genesis session retract NOTE`` takes a note back: it leaves the session and
+every story that holds it, with a ``note.retracted`` record per story and one
+for its session, so that every clone's view drops it after ``genesis sync``.
+Any note written in this clone can be retracted, from any worktree's session,
+pending or bound; a private note's retraction stays private.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -108,3 +115,64 @@ def list_artifacts(conn: sqlite3.Connection, repo: Repo,
     items = [artifact_dict(conn, r) for r in rows]
     return {"session": session_id, "artifacts": items,
             "unbound": sum(1 for a in items if not a["bound_commit"])}
+
+
+_LOCAL_ID = re.compile(r"^(?:#|session-artifact:)?(\d+)$")
+_RECORD_ID = re.compile(r"^(?:note:)?([0-9A-HJKMNP-TV-Z]{26})$", re.IGNORECASE)
+
+
+def find_note(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
+    """A note of this clone by the id a user sees: ``12`` or ``#12`` (``session
+    artifacts``), ``session-artifact:12`` or ``note:<record id>`` (a story's ``doc_id``),
+    or the record id itself."""
+    text = ref.strip()
+    local, record = _LOCAL_ID.match(text), _RECORD_ID.match(text)
+    row: sqlite3.Row | None = None
+    if local:
+        row = conn.execute("SELECT * FROM session_artifacts WHERE id=?",
+                           (int(local[1]),)).fetchone()
+    elif record:
+        rid = record[1].upper()
+        row = conn.execute("SELECT * FROM session_artifacts WHERE record_id=?",
+                           (rid,)).fetchone()
+        if row is None and conn.execute(
+                "SELECT 1 FROM story_artifacts WHERE doc_id=? OR (record_id=? AND doc_id LIKE "
+                "'note:%')", (f"note:{rid}", rid)).fetchone():
+            raise GenesisError(f"note {text} was written in another clone",
+                               hint="only its author can retract it")
+    else:
+        raise UsageError(f"{ref!r} is not a note id",
+                         hint="give the #id that `genesis session artifacts` shows, e.g. 12")
+    if row is None:
+        raise GenesisError(f"no note {text} in this clone",
+                           hint="see `genesis session artifacts`, with --session S for an "
+                                "ended session; a retracted note is gone from that list")
+    return row
+
+
+def retract_note(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
+    """``genesis session retract``: the note leaves its session and every story that holds
+    it; returns the note as it was, with ``retracted`` and the stories it left."""
+    from genesis_git.ledger import outbox
+
+    row = find_note(conn, ref)
+    item = artifact_dict(conn, row)
+    private = bool(row["private"])
+    with transaction(conn):
+        held = conn.execute("SELECT * FROM story_artifacts WHERE doc_id=? ORDER BY id",
+                            (f"session-artifact:{row['id']}",)).fetchall()
+        for a in held:
+            conn.execute("DELETE FROM story_artifacts WHERE id=?", (a["id"],))
+            note_id = row["record_id"] or a["record_id"]
+            if note_id:
+                outbox.emit(conn, "note.retracted", {"note_id": note_id},
+                            story_id=a["story_id"], private=private)
+        if row["record_id"]:
+            outbox.emit(conn, "note.retracted", {"note_id": row["record_id"]},
+                        session_id=row["session_id"], private=private)
+        conn.execute("DELETE FROM session_artifacts WHERE id=?", (row["id"],))
+        for sid in dict.fromkeys(a["story_id"] for a in held):
+            ledger.touch(conn, sid)
+    item["stories"] = sorted({a["story_id"] for a in held})
+    item["retracted"] = True
+    return item
