@@ -237,6 +237,19 @@ def tokenize(text: str) -> list[str]:
     return list(chain.from_iterable(map(_TOKENS, _runs(text))))
 
 
+def first_token(text: str) -> str | None:
+    """``tokenize(text)[0]`` (``None`` when there is none), without tokenizing all of ``text``
+    when its first word gives its whole identifier, as a name almost always does."""
+    if text.isascii():
+        words = text.translate(_ASCII_SEPARATORS).split(maxsplit=1)
+        if words:
+            whole = _fold(words[0].replace("_", "").replace("-", "").lower())
+            if whole and _keep(whole):
+                return whole
+    toks = tokenize(text)
+    return toks[0] if toks else None
+
+
 def index_terms(text: str) -> tuple[str, list[int]]:
     """``" ".join(tokenize(text))`` and the :data:`VOCABULARY` ids of the same tokens.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -207,3 +208,24 @@ def test_a_full_vocabulary_starts_a_new_generation(monkeypatch) -> None:
     assert VOCABULARY.generation == before + 1 and len(VOCABULARY) == 0
     joined, ids = index_terms("alpha beta")  # ids are handed out again, from 0
     assert joined == "alpha beta" and ids == [0, 1]
+
+
+def test_first_token_is_the_first_token_of_tokenize() -> None:
+    """The impact graph reads only a name's first token; its shortcut must agree exactly."""
+    import re
+    import sysconfig
+
+    from genesis_git.text import first_token
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    source = "".join((stdlib / f).read_text(encoding="utf-8")
+                     for f in ("argparse.py", "subprocess.py", "typing.py", "dataclasses.py"))
+    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source))
+    tricky = {"", "x", "-x", "a.b", "__init__", "_", "__", "HTTPServer", "getHTTPResponse",
+              "orders", "categories", "the", "the_order", "OrderID", "Ｏｒｄｅｒ", "订单表",
+              "x订单", "a-b-c", "9lives", "ids_", "is", "s", "classes.Meta", "get value",
+              "__slots__", "ABC", "AbC", "v2_api", "news"}
+    assert len(names) > 2000
+    for name in sorted(names | tricky):
+        toks = tokenize(name)
+        assert first_token(name) == (toks[0] if toks else None), name

@@ -16,13 +16,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from genesis_git.impact.corpus import Corpus
 
 if TYPE_CHECKING:
     from genesis_git.impact.facts import BlobFacts
-from genesis_git.text import tokenize
+from genesis_git.text import first_token, tokenize
 
 _PY_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
                       re.MULTILINE)
@@ -206,9 +207,10 @@ def _may_name(name: str, wanted: set[str] | None) -> bool:
             or not key.isascii())
 
 
+@lru_cache(maxsize=1 << 16)
 def _whole(name: str) -> str | None:
-    toks = tokenize(name)
-    return toks[0] if toks else None
+    """The whole-identifier token of a name (names repeat: ``get``, ``__init__``)."""
+    return first_token(name)
 
 
 def _prepared(path: str, facts: BlobFacts, wanted: set[str] | None,
