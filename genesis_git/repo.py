@@ -88,11 +88,15 @@ def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
 
 
 def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
-            env: Mapping[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+            env: Mapping[str, str] | None = None, check: bool = True,
+            timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``git args`` in ``cwd``, its output captured; with ``check``, a failure is one
+    :class:`~genesis_git.errors.GenesisError` line.  ``timeout`` lets
+    :class:`subprocess.TimeoutExpired` through (a network command that hangs)."""
     try:
         proc = subprocess.run(
             ["git", *args], cwd=str(cwd), input=input, capture_output=True,
-            env=dict(env) if env is not None else None,
+            env=dict(env) if env is not None else None, timeout=timeout,
         )
     except FileNotFoundError:
         raise _git_missing() from None

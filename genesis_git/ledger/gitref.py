@@ -10,7 +10,6 @@ tree or the user's index.
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -28,6 +27,7 @@ from genesis_git.ledger.records import (
     record_path,
     union_lines,
 )
+from genesis_git.repo import run_git
 
 _KEEP = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
          "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_SSH", "GIT_SSH_COMMAND",
@@ -47,8 +47,7 @@ def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def git(root: str | Path, *args: str, input: bytes | None = None, check: bool = True,
         env: dict[str, str] | None = None, timeout: float | None = None) -> bytes:
-    proc = subprocess.run(["git", *args], cwd=str(root), input=input, capture_output=True,
-                          env=env or git_env(), timeout=timeout)
+    proc = run_git(args, root, input=input, env=env or git_env(), check=False, timeout=timeout)
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
@@ -206,9 +205,8 @@ def update_ref(root: str | Path, ref: str, new: str, old: str | None, reason: st
     """Move ``ref`` to ``new`` only if it still points at ``old`` (``None``: only if it
     does not exist): git's own compare-and-swap.  False when someone else moved it."""
     zero = "0" * len(new)
-    out = subprocess.run(["git", "update-ref", "-m", reason, ref, new, old or zero],
-                         cwd=str(root), capture_output=True, env=git_env())
-    return out.returncode == 0
+    return run_git(["update-ref", "-m", reason, ref, new, old or zero], root, env=git_env(),
+                   check=False).returncode == 0
 
 
 def append_records(repo_root: str | Path, records: Iterable[Record], ref: str = LEDGER_REF,

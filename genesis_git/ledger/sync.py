@@ -24,7 +24,6 @@ compare-and-swap (``git update-ref REF NEW OLD``), retried when it loses.
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -35,6 +34,7 @@ from genesis_git.ledger import gitref as G
 from genesis_git.ledger import records as R
 from genesis_git.ledger import view
 from genesis_git.ledger.records import Record, Warn
+from genesis_git.repo import run_git
 
 # binds story commits that arrived without a hook seeing them; the story layer gives it
 Binder = Callable[[sqlite3.Connection, Any, Any], list[str]]
@@ -149,9 +149,8 @@ def sync_lock(store_dir: Path) -> Iterator[None]:
 
 
 def _is_ledger(root: str | Path, commit: str) -> bool:
-    out = subprocess.run(["git", "cat-file", "-e", f"{commit}:{R.MARKER}"], cwd=str(root),
-                         capture_output=True, env=G.git_env())
-    return out.returncode == 0
+    return run_git(["cat-file", "-e", f"{commit}:{R.MARKER}"], root, env=G.git_env(),
+                   check=False).returncode == 0
 
 
 def _diff_blobs(root: str | Path, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
@@ -262,9 +261,9 @@ def _merge_into_local(root: str | Path, theirs: str | None,
 
 def _push(root: str | Path, remote: str, timeout: float | None) -> tuple[bool, bool, str]:
     """``(pushed, rejected because the remote moved, message)``."""
-    proc = subprocess.run(
-        ["git", "push", "--porcelain", "--quiet", "--no-verify", remote, f"{R.LEDGER_REF}:{R.LEDGER_REF}"],
-        cwd=str(root), capture_output=True, env=G.git_env(), timeout=timeout)
+    proc = run_git(["push", "--porcelain", "--quiet", "--no-verify", remote,
+                    f"{R.LEDGER_REF}:{R.LEDGER_REF}"], root, env=G.git_env(), check=False,
+                   timeout=timeout)
     text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
     if proc.returncode == 0:
         return True, False, ""
