@@ -15,7 +15,7 @@ from typing import Any
 from genesis_git.errors import GenesisError, UsageError
 from genesis_git.mirror import schema
 from genesis_git.quoting import quote_path
-from genesis_git.story.context import artifact_body
+from genesis_git.story.context import artifact_body, artifact_lines, artifact_sections
 
 ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 COMMIT_SOURCE = "commit"
@@ -209,12 +209,7 @@ def render_text(ctx: dict[str, Any], mirror: str) -> str:
     lines += ["", f"files ({len(ctx['files'])}, net per project):"]
     lines += [f"  {_mark(f['project'])} {f['change']:<8} {quote_path(f['path'])}"
               for f in ctx["files"]] or ["  (none)"]
-    lines += ["", "artifacts:"]
-    for role, items in ctx["artifacts"].items():
-        lines.append(f"  {role}:")
-        lines += [f"    - {_artifact_line(a)}" for a in items]
-    if not ctx["artifacts"]:
-        lines.append("  (none)")
+    lines += ["", "artifacts:", *artifact_lines(ctx["artifacts"], _artifact_line)]
     lines += ["", "links:"]
     lines += [f"  {_mark(lk['project'])} {lk['type']}: {lk['target']}" +
               (f"  {lk['description']}" if lk["description"] else "")
@@ -239,11 +234,7 @@ def render_markdown(ctx: dict[str, Any]) -> str:
     out += ["", f"## Changed files (net per project, {len(ctx['files'])})"]
     out += [f"- {_mark(f['project'])} {f['change']}: `{quote_path(f['path'])}`"
             for f in ctx["files"]] or ["- (none)"]
-    for role, items in ctx["artifacts"].items():
-        if role == "requirement":
-            continue
-        out += ["", f"## {role.replace('_', ' ').capitalize()}"]
-        out += [f"- {_artifact_line(a)}" for a in items]
+    out += artifact_sections(ctx["artifacts"], _artifact_line)
     out += ["", "## Links"]
     out += [f"- {_mark(lk['project'])} {lk['type']}: {lk['target']}" +
             (f" — {lk['description']}" if lk["description"] else "")

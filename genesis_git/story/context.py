@@ -184,6 +184,26 @@ def artifact_body(a: dict[str, Any]) -> str:
     return text or where or (a["doc_id"] or "")
 
 
+def artifact_lines(artifacts: dict[str, list[dict[str, Any]]],
+                   line: Callable[[dict[str, Any]], str]) -> list[str]:
+    """The artifacts of a story as plain lines, grouped by role (``line`` renders one)."""
+    out: list[str] = []
+    for role, items in artifacts.items():
+        out.append(f"  {role}:")
+        out += [f"    - {line(a)}" for a in items]
+    return out or ["  (none)"]
+
+
+def artifact_sections(artifacts: dict[str, list[dict[str, Any]]],
+                      line: Callable[[dict[str, Any]], str]) -> list[str]:
+    """One Markdown section per role but the requirement (which opens the page)."""
+    out: list[str] = []
+    for role, items in artifacts.items():
+        if role != "requirement":
+            out += ["", f"## {role.replace('_', ' ').capitalize()}", *(f"- {line(a)}" for a in items)]
+    return out
+
+
 def _artifact_line(a: dict[str, Any]) -> str:
     line = artifact_body(a)
     who = _who(a.get("created_by"))
@@ -214,12 +234,7 @@ def render_text(ctx: dict[str, Any]) -> str:
               for c in ctx["commits"]] or ["  (none)"]
     lines += ["", f"files ({len(ctx['files'])}, net):"]
     lines += [f"  {f['change']:<8} {quote_path(f['path'])}" for f in ctx["files"]] or ["  (none)"]
-    lines += ["", "artifacts:"]
-    for role, items in ctx["artifacts"].items():
-        lines.append(f"  {role}:")
-        lines += [f"    - {_artifact_line(a)}" for a in items]
-    if not ctx["artifacts"]:
-        lines.append("  (none)")
+    lines += ["", "artifacts:", *artifact_lines(ctx["artifacts"], _artifact_line)]
     lines += ["", "links:"]
     lines += [f"  {lk['type']}: {lk['target']}" + (f"  {lk['description']}" if lk["description"]
                                                     else "") for lk in ctx["links"]] or ["  (none)"]
@@ -253,11 +268,7 @@ def render_markdown(ctx: dict[str, Any]) -> str:
             for c in ctx["commits"]] or ["- (none)"]
     out += ["", f"## Changed files (net, {len(ctx['files'])})"]
     out += [f"- {f['change']}: `{quote_path(f['path'])}`" for f in ctx["files"]] or ["- (none)"]
-    for role, items in ctx["artifacts"].items():
-        if role == "requirement":
-            continue
-        out += ["", f"## {role.replace('_', ' ').capitalize()}"]
-        out += [f"- {_artifact_line(a)}" for a in items]
+    out += artifact_sections(ctx["artifacts"], _artifact_line)
     out += ["", "## Links"]
     out += [f"- {lk['type']}: {lk['target']}" + (f" — {lk['description']}" if lk["description"]
                                                    else "") for lk in ctx["links"]] or ["- (none)"]
