@@ -38,7 +38,7 @@ DEFAULT_BUSY_MS = 10_000
 WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint
 # the number of migrations in genesis_git.db.migrations; a store whose
 # ``PRAGMA user_version`` equals it needs none (tests hold the two equal)
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DEFAULT_STORY_PATTERN = r"[A-Z][A-Z0-9]+-\d+"  # story.pattern when the config sets none
 KEEP_GIT_VARS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
                  "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL")

@@ -22,15 +22,13 @@ from __future__ import annotations
 import math
 import os
 import re
-import struct
 import zlib
 from collections import Counter
 from collections.abc import Sequence
-from itertools import chain
 from typing import TYPE_CHECKING, Any, Protocol
 
 from genesis_git.errors import ExitCode, GenesisError
-from genesis_git.text import TOKENIZER_VERSION, VOCABULARY, tokenize
+from genesis_git.text import TOKENIZER_VERSION, tokenize
 
 if TYPE_CHECKING:
     from genesis_git.config import Config
@@ -58,9 +56,6 @@ class HashingEmbedder:
             raise ValueError("dim must be at least 8")
         self.dim = dim
         self._slots: dict[str, tuple[int, float]] = {}
-        self._generation = -1  # of the vocabulary that ``_cols`` and ``_signs`` index
-        self._cols: Any = None
-        self._signs: Any = None
 
     @property
     def id(self) -> str:
@@ -99,57 +94,40 @@ class HashingEmbedder:
             return vec
         return [x / norm for x in vec]
 
-    def embed_token_ids_bytes(self, id_lists: Sequence[Sequence[int]]) -> list[bytes]:
-        """:meth:`embed_token_ids` as little-endian float32 rows.
+    def slots(self, words: Sequence[str]) -> tuple[Any, Any]:
+        """The slot (int64) and sign (float64) of each word: :meth:`_slot`'s formula, for
+        many words at once."""
+        import numpy as np
 
-        A few thousand tokens (one edited file) are embedded in plain Python,
-        which is faster than importing numpy for them.
-        """
-        if sum(map(len, id_lists)) > SMALL_TOKENS:
-            return [row.tobytes() for row in self.embed_token_ids(id_lists)]
-        tokens = VOCABULARY.tokens
-        pack = struct.Struct(f"<{self.dim}f").pack
-        return [pack(*self.embed_tokens([tokens[i] for i in ids])) for ids in id_lists]
+        hashes = np.fromiter((zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in words),
+                             dtype=np.int64, count=len(words))
+        return hashes % self.dim, np.where(hashes >> 31 & 1, -1.0, 1.0)
 
-    def embed_token_ids(self, id_lists: Sequence[Sequence[int]]) -> Any:
-        """A float32 matrix, one row per list of :data:`~genesis_git.text.VOCABULARY` ids;
-        equal to :meth:`embed_tokens` of the same tokens, row by row.
+    def embed_postings(self, cols: Any, signs: Any, docs: Any, tf: Any, n_docs: int) -> Any:
+        """Unit vectors (float64, one row per document) from postings: the slot and sign of
+        each posting's term, its document and its frequency; row ``d`` equals
+        :meth:`embed_tokens` of the tokens of document ``d``.
 
-        Vectorised: the slot and sign of each vocabulary id (:meth:`_slot`'s
-        formula, applied to the new ids at once) are kept in arrays, and numpy
-        counts, weights and sums.
+        The search base derives its vectors so from the terms it indexes; nothing
+        else of a hashed vector needs to be stored.
         """
         import numpy as np
 
-        n = len(id_lists)
-        size = len(VOCABULARY.tokens)
-        if self._generation != VOCABULARY.generation or self._cols is None:
-            self._generation = VOCABULARY.generation
-            self._cols = np.zeros(0, dtype=np.int64)
-            self._signs = np.zeros(0, dtype=np.float64)
-        known = len(self._cols)
-        if known < size:  # the slots of the tokens new to the vocabulary
-            hashes = np.fromiter((zlib.crc32(t.encode("utf-8")) for t in VOCABULARY.tokens[known:size]),
-                                 dtype=np.int64, count=size - known)
-            self._cols = np.concatenate([self._cols, hashes % self.dim])
-            self._signs = np.concatenate([self._signs, np.where(hashes >> 31 & 1, -1.0, 1.0)])
-        lens = np.fromiter(map(len, id_lists), dtype=np.int64, count=n)
-        total = int(lens.sum())
-        if total == 0:
-            return np.zeros((n, self.dim), dtype="<f4")
-        ids = np.fromiter(chain.from_iterable(id_lists), dtype=np.int64, count=total)
-        rows = np.repeat(np.arange(n, dtype=np.int64), lens)
-        uniq, tf = np.unique(rows * size + ids, return_counts=True)
-        tok = uniq % size
-        flat = (uniq // size) * self.dim + self._cols[tok]
-        mat = np.bincount(flat, weights=self._signs[tok] * (1.0 + np.log(tf)),
-                          minlength=n * self.dim).reshape(n, self.dim)
+        weights = signs * (1.0 + np.log(np.asarray(tf, dtype=np.float64)))
+        mat = np.bincount(np.asarray(docs, dtype=np.int64) * self.dim + cols, weights=weights,
+                          minlength=n_docs * self.dim).reshape(n_docs, self.dim)
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        return (mat / norms).astype("<f4")
+        return mat / norms
 
 
-SMALL_TOKENS = 20_000
+def hashing_dim(embedder_id: str) -> int | None:
+    """The dimension of a hashing embedder's id (``hash-t1-256``: 256), ``None`` for another
+    embedder: the vectors of a hashing embedder are derived from the terms, never stored."""
+    parts = embedder_id.split("-")
+    if len(parts) == 3 and parts[0] == "hash" and parts[2].isdigit():
+        return int(parts[2])
+    return None
 
 
 class FakeEmbedder(HashingEmbedder):

@@ -88,6 +88,38 @@ def commit_files(root: Path, msg: str, files: dict[str, str | None] | None = Non
     return git(root, "rev-parse", "HEAD").strip()
 
 
+# -- the store -----------------------------------------------------------------------------------
+
+def cached_chunks(conn: Any, session_id: str | None = None
+                  ) -> list[tuple[str | None, str, int, int, str, list[str]]]:
+    """``(path, blob_sha, start_line, end_line, text, tokens)`` of the cached chunks, read from
+    the blobs' packs: one row per path and chunk of a session's map with ``session_id``, else
+    one per chunk of every cached blob (path ``None``)."""
+    from genesis_git.db import blobs
+    from genesis_git.index import packs
+    from genesis_git.index.cache import read_packs
+
+    paths: dict[int, list[str | None]] = {}
+    if session_id is None:
+        for bid in conn.execute("SELECT id FROM rag_blob_cache"):
+            paths[int(bid[0])] = [None]
+    else:
+        for path, bid in conn.execute("SELECT path, blob_id FROM rag_session_chunk_map "
+                                      "WHERE session_id=? AND blob_id IS NOT NULL", (session_id,)):
+            paths.setdefault(int(bid), []).append(path)
+    shas = {int(r[0]): str(r[1]) for r in conn.execute("SELECT id, blob_sha FROM rag_blob_cache")}
+    texts: dict[int, tuple[list[str], list[list[str]]]] = {
+        bid: (packs.decode_texts(t), packs.decode_terms(k).token_lists())
+        for bid, _, t, k in read_packs(conn, list(paths), ("texts", "terms"))}
+    out: list[tuple[str | None, str, int, int, str, list[str]]] = []
+    seen: dict[int, int] = {}
+    for bid, start, end, *_ in blobs.chunk_lines(conn, sorted(texts)):
+        n = seen[bid] = seen.get(bid, -1) + 1
+        for path in paths[bid]:
+            out.append((path, shas[bid], start, end, texts[bid][0][n], texts[bid][1][n]))
+    return out
+
+
 # -- the command -------------------------------------------------------------------------------
 
 def genesis_cmd() -> list[str]:

@@ -49,15 +49,15 @@ def test_streamed_base_is_the_in_memory_base_byte_for_byte(
     ctx, sid = session
     rows, blobs, stamps = si._read_map(ctx.conn, sid)
     paths = [r[0] for r in rows]
-    memory = Base("hash-t1-256", load_chunks(ctx.conn, blobs), PathSet.build(paths))
+    memory = Base("hash-t1-256", load_chunks(ctx.conn, blobs, "hash-t1-256"), PathSet.build(paths))
     assert memory.chunks.n > 60
     save_base(tmp_path / "memory.idx", memory)
     monkeypatch.setattr(basebuild, "BATCH_CHUNKS", batch)
     monkeypatch.setattr(basebuild, "MERGE_SLICES", slices)
     real = basebuild.stream_chunks
 
-    def small(conn, blob_ids, folder, batch_chunks=batch, slices=slices):  # type: ignore[no-untyped-def]
-        return real(conn, blob_ids, folder, batch_chunks, slices)
+    def small(conn, blob_ids, embedder, folder, batch_chunks=batch, slices=slices):  # type: ignore[no-untyped-def]
+        return real(conn, blob_ids, embedder, folder, batch_chunks, slices)
 
     monkeypatch.setattr(basebuild, "stream_chunks", small)
     streamed = si.stream_base(ctx.conn, tmp_path / "streamed.idx", "hash-t1-256", blobs, stamps,
@@ -76,9 +76,9 @@ def test_a_search_builds_the_base_by_streaming(session, genesis_env: Path,
     calls: list[int] = []
     real = basebuild.stream_chunks
 
-    def counting(conn, blob_ids, folder, batch_chunks=2, slices=3):  # type: ignore[no-untyped-def]
+    def counting(conn, blob_ids, embedder, folder, batch_chunks=2, slices=3):  # type: ignore[no-untyped-def]
         calls.append(len(blob_ids))
-        return real(conn, blob_ids, folder, batch_chunks, slices)
+        return real(conn, blob_ids, embedder, folder, batch_chunks, slices)
 
     monkeypatch.setattr(basebuild, "stream_chunks", counting)
     idx = session_index(ctx.conn, sid, "hash-t1-256")
@@ -133,15 +133,21 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
 
 def test_vectors_are_float16_and_score_as_float32_would(session, genesis_env: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from genesis_git.db.blobs import chunk_details
     from genesis_git.embed import get_embedder
+    from genesis_git.index.cache import chunk_texts
     from genesis_git.retrieve import vectors
+    from genesis_git.text import tokenize
 
     ctx, sid = session
     idx = session_index(ctx.conn, sid, "hash-t1-256")
     assert idx.chunk_parts[0].emb_t.dtype == np.float16
-    by_id = {r[0]: r[1] for r in ctx.conn.execute("SELECT id, embedding FROM rag_chunk_cache")}
-    full = np.stack([np.frombuffer(by_id[int(c)], dtype="<f4") for c in idx.chunk_ids])
-    full = full / np.linalg.norm(full, axis=1, keepdims=True)
+    # the vectors derived from the packed terms are those of the embedder on each chunk's text
+    rows = {r[0]: r for r in chunk_details(ctx.conn, [int(c) for c in idx.chunk_ids])}
+    texts = chunk_texts(ctx.conn, {r[1] for r in rows.values()})
+    embedder = get_embedder(ctx.config)
+    full = np.asarray([embedder.embed_tokens(tokenize(texts[rows[int(c)][1]][rows[int(c)][2]]))
+                       for c in idx.chunk_ids], dtype=np.float32)
     qvec = np.asarray(get_embedder(ctx.config).embed(["order total discount"])[0], dtype=np.float32)
     qvec /= np.linalg.norm(qvec)
     exact = (full @ qvec)[idx.rows_chunk]

@@ -136,28 +136,30 @@ def test_embedder_id_of_an_engine_without_id() -> None:
     assert embedder_id(Engine()) == "engine"
 
 
-def test_embedding_by_ids_equals_embedding_by_tokens(monkeypatch) -> None:
-    import struct
+def test_embedding_of_postings_equals_embedding_of_tokens() -> None:
+    from collections import Counter
 
     import numpy as np
 
-    from genesis_git import embed as embeddings
-    from genesis_git.text import VOCABULARY, index_terms, tokenize
+    from genesis_git.embed import hashing_dim
+    from genesis_git.text import tokenize
 
     texts = ["order order table", "订单表新增字段 OrderController", "", "the a",
              "def create_order(self, order_id): return self.orders[order_id]"]
     e = HashingEmbedder(32)
-    expected = np.asarray([e.embed_tokens(tokenize(t)) for t in texts], dtype="<f4")
-    ids = [index_terms(t)[1] for t in texts]
-    assert np.allclose(e.embed_token_ids(ids), expected, atol=1e-6)
-    small = e.embed_token_ids_bytes(ids)  # few tokens: plain Python
-    monkeypatch.setattr(embeddings, "SMALL_TOKENS", 0)
-    large = e.embed_token_ids_bytes(ids)  # numpy
-    for a, b, row in zip(small, large, expected, strict=True):
-        assert np.allclose(struct.unpack("<32f", a), row, atol=1e-6)
-        assert np.allclose(np.frombuffer(b, "<f4"), row, atol=1e-6)
-    # a new vocabulary generation re-derives the slots
-    monkeypatch.setattr(type(VOCABULARY), "MAX", 0)
-    VOCABULARY.reset_if_full()
-    ids = [index_terms(t)[1] for t in texts]
-    assert np.allclose(e.embed_token_ids(ids), expected, atol=1e-6)
+    expected = np.asarray([e.embed_tokens(tokenize(t)) for t in texts])
+    words: list[str] = []
+    docs, tf = [], []
+    for d, t in enumerate(texts):
+        for word, n in Counter(tokenize(t)).items():
+            words.append(word)
+            docs.append(d)
+            tf.append(n)
+    cols, signs = e.slots(words)
+    assert [(int(c), float(s)) for c, s in zip(cols, signs, strict=True)] == [
+        e._slot(w) for w in words]
+    got = e.embed_postings(cols, signs, np.asarray(docs), np.asarray(tf), len(texts))
+    assert got.shape == (5, 32) and np.allclose(got, expected, atol=1e-12)
+    assert not got[2].any() and not got[3].any()  # no terms: a zero vector
+    assert hashing_dim(e.id) == 32 and hashing_dim("hash-t1-x") is None
+    assert hashing_dim("openai-text-embedding-3-small") is None

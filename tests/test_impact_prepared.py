@@ -96,8 +96,11 @@ def test_facts_are_prepared_once_per_blob_and_go_with_the_blob(shop: Path,
     ctx = open_context()
     sid = ensure_session(ctx)
     blobs = [r[0] for r in ctx.conn.execute(
-        "SELECT blob_id FROM rag_session_chunk_map WHERE session_id=?", (sid,))]
-    assert facts.missing(ctx.conn, blobs)
+        "SELECT blob_id FROM rag_session_chunk_map WHERE session_id=? AND blob_id IS NOT NULL",
+        (sid,))]
+    assert facts.missing(ctx.conn, blobs) == []  # prepared where the blobs were chunked
+    ctx.conn.execute("DELETE FROM rag_blob_facts WHERE blob_id IN (?, ?)", blobs[:2])
+    assert facts.missing(ctx.conn, blobs) == sorted(blobs[:2])  # as an older version left them
     ImpactAgent(context=ctx).run_impact("add a discount code to orders")
     assert facts.missing(ctx.conn, blobs) == []
     assert facts.ensure(ctx.conn, blobs) == 0  # nothing left to prepare

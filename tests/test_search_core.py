@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from genesis_git.errors import GenesisError, UsageError
@@ -15,7 +16,7 @@ from genesis_git.session import Context, ensure_session, open_context
 from genesis_git.session import end as end_session
 from genesis_git.text import analyze_query
 
-from helpers import git, make_repo, write
+from helpers import cached_chunks, git, make_repo, write
 
 CN_FILES = {
     "docs/req/orders.md": (
@@ -94,9 +95,8 @@ def test_session_isolation_other_branch(shop: Path) -> None:
     git(shop, "checkout", "-q", "main")
     end_session(ctx, sid)
     sid2 = ensure_session(ctx)
-    cached = ctx.conn.execute(
-        "SELECT COUNT(*) FROM rag_chunk_cache WHERE tokens LIKE '%zanzibar%'").fetchone()[0]
-    assert cached >= 1  # the shared cache still holds the feature branch's blob
+    cached = [r for r in cached_chunks(ctx.conn) if "zanzibar" in r[5]]
+    assert cached  # the shared cache still holds the feature branch's blob
     for mode in ("hybrid", "lexical", "vector"):
         res = search(ctx, sid2, "zanzibar payment", SearchOptions(mode=mode, k=50))
         assert "src/secret.py" not in paths(res)
@@ -262,11 +262,8 @@ def bm25_reference(docs: dict[str, list[str]], paths_: dict[str, list[str]],
 
 def test_bm25_matches_a_reference_implementation(shop: Path) -> None:
     ctx, res = run("order table user login", mode="lexical", k=100)
-    rows = ctx.conn.execute(
-        "SELECT m.path, c.start_line, c.tokens FROM rag_session_chunk_map m "
-        "JOIN rag_chunk_cache c ON c.blob_id = m.blob_id WHERE m.session_id = ?",
-        (res.session_id,)).fetchall()
-    docs = {f"{p}#{s}": t.split() for p, s, t in rows}
+    rows = [(r[0], r[2], r[5]) for r in cached_chunks(ctx.conn, res.session_id)]
+    docs = {f"{p}#{s}": t for p, s, t in rows}
     path_docs = {p: path_tokens(p) for p, _, _ in rows}
     query = [(t.term, t.weight) for t in analyze_query("order table user login")]
     expected = bm25_reference(docs, path_docs, query)
@@ -372,19 +369,21 @@ def test_user_synonyms_from_config(shop: Path) -> None:
     assert "优惠" in res.hits[0].matched_terms
 
 
-def test_vector_unavailable_when_the_embedder_changed(shop: Path) -> None:
+def test_a_new_hashing_dimension_derives_new_vectors(shop: Path) -> None:
+    from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows
+
     ctx = open_context()
     sid = ensure_session(ctx)
     write(shop, ".genesis.toml", "[embed]\ndim = 64\n")
     ctx = open_context()
+    # the hashed vectors come from the cached terms, so no blob is embedded again
     res = search(ctx, sid, "order table", SearchOptions())
-    assert res.mode == "lexical" and res.hits
-    assert res.warnings == [
-        "the session was embedded with 256 dimensions but the embedder gives 64 (run `genesis "
-        "session refresh` after changing embed.* settings); showing lexical results only"]
-    sid = ensure_session(ctx)
-    res = search(ctx, sid, "order table", SearchOptions())
-    assert res.mode == "hybrid" and res.warnings == []
+    assert res.mode == "hybrid" and res.hits and res.warnings == []
+    idx = session_index(ctx.conn, sid, "hash-t1-64")
+    assert idx.chunk_parts[0].emb_t.shape == (64, idx.chunk_parts[0].n)
+    with pytest.raises(VectorUnavailable, match="embedded with 64 dimensions but the embedder "
+                                                "gives 256"):
+        cosine_rows(idx, np.ones(256, dtype=np.float32) / 16)
 
 
 def test_session_without_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

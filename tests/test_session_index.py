@@ -16,7 +16,7 @@ from genesis_git.index import chunk as chunk_mod
 from genesis_git.index import indexer, pool
 from genesis_git.session import open_context
 
-from helpers import git, make_repo, write
+from helpers import cached_chunks, git, make_repo, write
 
 runner = CliRunner()
 
@@ -158,9 +158,8 @@ def test_skipped_files_are_counted_never_crashed_on(tmp_path: Path, monkeypatch)
         "too large": ["big.txt"],
     }
     ctx = open_context()
-    texts = {r[0]: r[1] for r in ctx.conn.execute(
-        "SELECT m.path, c.text FROM rag_session_chunk_map m JOIN rag_chunk_cache c "
-        "ON c.blob_id = m.blob_id")}
+    sid = ctx.conn.execute("SELECT id FROM sessions WHERE status='active'").fetchone()[0]
+    texts = {r[0]: r[4] for r in cached_chunks(ctx.conn, sid)}
     assert texts["latin.txt"] == "café crème"
     assert texts["gbk.md"] == "订单表说明"
     # raising the limit re-reads the large file only
@@ -250,6 +249,7 @@ def test_cache_stats_and_gc(repo: Path) -> None:
     stats = json.loads(runner.invoke(app, ["cache", "stats", "--json"]).output)
     assert stats["blobs"] == 5 and stats["mapped_blobs"] == 5
     assert stats["search_bases"] == 1 and stats["search_bytes"] > 0
+    assert stats["content_bytes"] > 0 and stats["embedding_bytes"] == 0  # hashed: derived
     assert runner.invoke(app, ["session", "end"]).exit_code == 0
     dry = runner.invoke(app, ["cache", "gc", "--dry-run"])
     assert dry.output.strip().startswith("would remove 1 blobs (")
@@ -260,6 +260,7 @@ def test_cache_stats_and_gc(repo: Path) -> None:
     assert done["search_bases_removed"] == 1
     plain = runner.invoke(app, ["cache", "stats"])
     assert "blobs:    4" in plain.output and "search:   0 saved search bases" in plain.output
+    assert "MB of packed text and terms, 0.0 MB of stored vectors" in plain.output
 
 
 def test_session_start_in_plain_text(repo: Path) -> None:
@@ -374,8 +375,10 @@ def test_worker_processes_write_the_same_cache_as_one_process(tmp_path: Path, mo
         conn.row_factory = None
         return sorted(conn.execute(
             "SELECT b.blob_sha, b.status, b.content_type, c.ord, c.start_line, c.end_line, c.kind, "
-            "c.symbol, c.section, c.text, c.tokens, c.embedding FROM rag_chunk_cache c "
-            "JOIN rag_blob_cache b ON b.id = c.blob_id"))
+            "c.symbol, c.section, p.format, p.texts, p.terms, p.vectors, f.version, f.facts "
+            "FROM rag_chunk_cache c JOIN rag_blob_cache b ON b.id = c.blob_id "
+            "JOIN rag_blob_content p ON p.blob_id = b.id JOIN rag_blob_facts f ON f.blob_id = b.id"
+            ))
 
     monkeypatch.setenv("GENESIS_HOME", str(tmp_path / "serial"))
     serial = start_json()

@@ -18,7 +18,7 @@ runner = CliRunner()
 EXPECTED_TABLES = {
     "_genesis_migrations", "sessions", "session_artifacts", "story_records", "story_artifacts",
     "story_links", "rag_blob_cache", "rag_chunk_cache", "rag_session_chunk_map", "genesis_kv",
-    "rag_blob_facts", "ledger_records",
+    "rag_blob_facts", "rag_blob_content", "ledger_records",
 }
 EXPECTED_INDEXES = {
     "idx_sessions_active_worktree", "idx_sessions_worktree",
@@ -53,6 +53,7 @@ def test_blank_database_migrates_to_the_exact_schema(tmp_path: Path) -> None:
     assert _columns(conn, "rag_session_chunk_map") == [
         "session_id", "path", "blob_sha", "blob_id", "artifact_type", "doc_id", "doc_version",
         "owner", "system_component", "last_modified", "staleness_score", "dirty", "mtime_ns", "size"]
+    assert _columns(conn, "rag_blob_content") == ["blob_id", "format", "texts", "terms", "vectors"]
     assert _columns(conn, "ledger_records") == [
         "id", "kind", "story_id", "session_id", "line", "private", "in_ref"]
     assert _columns(conn, "story_artifacts")[-1] == "record_id"

@@ -24,7 +24,8 @@ def stats(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
         return
     echo(f"store:    {s['store']} ({s['store_bytes'] / 1e6:.1f} MB)")
     echo(f"blobs:    {s['blobs']} ({s['blobs_skipped']} skipped, {s['mapped_blobs']} mapped)")
-    echo(f"chunks:   {s['chunks']} ({s['embedding_bytes'] / 1e6:.1f} MB of embeddings)")
+    echo(f"chunks:   {s['chunks']} ({s['content_bytes'] / 1e6:.1f} MB of packed text and terms, "
+         f"{s['embedding_bytes'] / 1e6:.1f} MB of stored vectors)")
     echo(f"sessions: {s['sessions']} ({s['active_sessions']} active)")
     echo(f"search:   {s['search_bases']} saved search bases ({s['search_bytes'] / 1e6:.1f} MB)")
     for v in s["versions"]:

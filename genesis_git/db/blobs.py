@@ -1,9 +1,14 @@
-"""The shared blob cache's tables, ``rag_blob_cache`` and ``rag_chunk_cache``: every read and
-write of them.
+"""The shared blob cache's tables, ``rag_blob_cache``, ``rag_chunk_cache``,
+``rag_blob_content`` and ``rag_blob_facts``: every read and write of them.
 
-The cache is keyed by ``(blob_sha, chunker_version, embedder_id)``; a blob and
-all its chunks are written in one transaction.  The git hooks use this module
-(:func:`missing_blobs`), so it imports only the standard library.
+The cache is keyed by ``(blob_sha, chunker_version, embedder_id)``; a blob,
+its chunks, its packs and its facts are written in one transaction.  A chunk
+row holds the chunk's lines, kind, symbol and section; its text and terms are
+in the blob's packs (:mod:`genesis_git.index.packs`).  A blob cached before
+the packs existed keeps them in its chunk rows (``text``, ``tokens``,
+``embedding``) until it is packed (:func:`legacy_blobs`, :func:`store_packs`).
+The git hooks use this module (:func:`missing_blobs`), so it imports only the
+standard library.
 """
 
 from __future__ import annotations
@@ -58,12 +63,15 @@ def lookup(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str,
 
 def write(conn: sqlite3.Connection, items: Iterable[Any], embedder_id: str, chunker: str,
           redo: Sequence[str] = ()) -> int:
-    """Insert blobs with their chunks (inside the caller's transaction); returns chunks written.
+    """Insert blobs with their chunks, packs and facts (inside the caller's transaction);
+    returns chunks written.
 
     Each item has ``sha``, ``size``, ``status``, ``skip_reason``, ``language``,
-    ``content_type`` and ``chunks`` (rows of ``ord, start_line, end_line, section,
-    symbol, kind, text, tokens, embedding``).  A blob another process cached first
-    is left as it is.  ``redo`` lists SHAs whose "too large" rows are replaced.
+    ``content_type``, ``chunks`` (rows of ``ord, start_line, end_line, section,
+    symbol, kind``), the packs ``texts``, ``terms`` and ``vectors`` (``format``
+    is the packs' format) and ``facts`` (``(version, facts)`` or ``None``).  A
+    blob another process cached first is left as it is.  ``redo`` lists SHAs
+    whose "too large" rows are replaced.
     """
     written = 0
     if redo:
@@ -82,8 +90,13 @@ def write(conn: sqlite3.Connection, items: Iterable[Any], embedder_id: str, chun
         assert blob_id is not None
         conn.executemany(
             "INSERT INTO rag_chunk_cache(blob_id, ord, start_line, end_line, section, symbol, "
-            "kind, text, tokens, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            [(blob_id, *row) for row in p.chunks])
+            "kind, text, tokens) VALUES (?,?,?,?,?,?,?,'','')", [(blob_id, *row) for row in p.chunks])
+        if p.texts is not None:
+            conn.execute("INSERT INTO rag_blob_content(blob_id, format, texts, terms, vectors) "
+                         "VALUES (?,?,?,?,?)", (blob_id, p.format, p.texts, p.terms, p.vectors))
+        if p.facts is not None:
+            conn.execute("INSERT OR REPLACE INTO rag_blob_facts(blob_id, version, facts) "
+                         "VALUES (?,?,?)", (blob_id, *p.facts))
         written += len(p.chunks)
     return written
 
@@ -92,14 +105,18 @@ def counts(conn: sqlite3.Connection) -> dict[str, Any]:
     """What ``genesis cache stats`` reports of the cache tables."""
     blobs = conn.execute("SELECT COUNT(*), COALESCE(SUM(status='skipped'),0), "
                          "COALESCE(SUM(size),0) FROM rag_blob_cache").fetchone()
-    chunks = conn.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(embedding)),0) "
+    chunks = conn.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(embedding)),0), "
+                          "COALESCE(SUM(LENGTH(text) + LENGTH(tokens)),0) "
                           "FROM rag_chunk_cache").fetchone()
+    packed = conn.execute("SELECT COALESCE(SUM(LENGTH(texts) + LENGTH(terms)),0), "
+                          "COALESCE(SUM(LENGTH(vectors)),0) FROM rag_blob_content").fetchone()
     versions = [{"chunker": r[0], "embedder": r[1], "blobs": r[2]} for r in conn.execute(
         "SELECT chunker_version, embedder_id, COUNT(*) FROM rag_blob_cache "
         "GROUP BY 1, 2 ORDER BY 1, 2")]
     mapped = conn.execute("SELECT COUNT(DISTINCT blob_id) FROM rag_session_chunk_map").fetchone()[0]
     return {"blobs": blobs[0], "blobs_skipped": blobs[1], "blob_bytes": blobs[2],
-            "chunks": chunks[0], "embedding_bytes": chunks[1], "mapped_blobs": mapped,
+            "chunks": chunks[0], "embedding_bytes": chunks[1] + packed[1],
+            "content_bytes": chunks[2] + packed[0], "mapped_blobs": mapped,
             "versions": versions}
 
 
@@ -128,14 +145,13 @@ def _plain(conn: sqlite3.Connection) -> sqlite3.Cursor:
 
 
 def chunk_rows(conn: sqlite3.Connection, blob_ids: Sequence[int], part_size: int = _PART
-               ) -> Iterator[tuple[int, int, int, str, bytes | None]]:
-    """``(id, blob_id, start_line, tokens, embedding)`` of the chunks of ``blob_ids``, in blob
-    and chunk order within each part of ``part_size`` blobs."""
-    for i in range(0, len(blob_ids), part_size):
-        part = blob_ids[i:i + part_size]
+               ) -> Iterator[tuple[int, int, int]]:
+    """``(id, blob_id, start_line)`` of the chunks of ``blob_ids`` (sorted), in blob and chunk
+    order."""
+    for part in _parts_of(blob_ids, part_size):
         marks = ",".join("?" * len(part))
         yield from _plain(conn).execute(
-            f"SELECT id, blob_id, start_line, tokens, embedding FROM rag_chunk_cache "
+            f"SELECT id, blob_id, start_line FROM rag_chunk_cache "
             f"WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part)
 
 
@@ -143,8 +159,7 @@ def blob_identities(conn: sqlite3.Connection, blob_ids: Sequence[int]
                     ) -> Iterator[tuple[int, str, str, str]]:
     """``(id, blob_sha, chunker_version, created_at)`` of ``blob_ids``: what tells a blob row
     from a later one that reuses its id."""
-    for i in range(0, len(blob_ids), _PART):
-        part = blob_ids[i:i + _PART]
+    for part in _parts_of(blob_ids, _PART):
         marks = ",".join("?" * len(part))
         yield from _plain(conn).execute(
             f"SELECT id, blob_sha, chunker_version, created_at FROM rag_blob_cache "
@@ -152,68 +167,98 @@ def blob_identities(conn: sqlite3.Connection, blob_ids: Sequence[int]
 
 
 def chunk_details(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
-    """``(id, start_line, end_line, section, symbol, kind, text, tokens)`` of ``chunk_ids``."""
-    for i in range(0, len(chunk_ids), _PART):
-        part = chunk_ids[i:i + _PART]
+    """``(id, blob_id, ord, start_line, end_line, section, symbol, kind)`` of ``chunk_ids``."""
+    for part in _parts_of(chunk_ids, _PART):
         marks = ",".join("?" * len(part))
         yield from _plain(conn).execute(
-            "SELECT id, start_line, end_line, section, symbol, kind, text, tokens "
+            "SELECT id, blob_id, ord, start_line, end_line, section, symbol, kind "
             f"FROM rag_chunk_cache WHERE id IN ({marks})", part)
 
 
-def chunk_count_and_dim(conn: sqlite3.Connection, blob_ids: Sequence[int],
-                        part_size: int = _PART) -> tuple[int, int]:
-    """The chunks of ``blob_ids`` and the dimension of their embeddings (0: none)."""
-    total, dim = 0, 0
-    for i in range(0, len(blob_ids), part_size):
-        part = blob_ids[i:i + part_size]
+def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int], part_size: int = _PART) -> int:
+    """The chunks of ``blob_ids``."""
+    total = 0
+    for part in _parts_of(blob_ids, part_size):
         marks = ",".join("?" * len(part))
         total += int(conn.execute(f"SELECT COUNT(*) FROM rag_chunk_cache WHERE blob_id IN ({marks})",
                                   part).fetchone()[0])
-        if not dim:
-            row = conn.execute(
-                f"SELECT length(embedding) FROM rag_chunk_cache WHERE blob_id IN ({marks}) "
-                f"AND embedding IS NOT NULL AND length(embedding) > 0 LIMIT 1", part).fetchone()
-            dim = int(row[0]) // 4 if row else 0
-    return total, dim
+    return total
 
 
-def chunk_contents(conn: sqlite3.Connection, blob_ids: Sequence[int]
-                   ) -> Iterator[tuple[Any, ...]]:
-    """``(blob_id, start_line, end_line, text, tokens, kind, symbol, section)`` of every chunk of
-    ``blob_ids``, in blob and chunk order within each part."""
+def chunk_lines(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
+    """``(blob_id, start_line, end_line, kind, symbol, section)`` of every chunk of
+    ``blob_ids``, in blob and chunk order."""
     for part in _parts_of(blob_ids, _PART):
         marks = ",".join("?" * len(part))
-        yield from conn.execute(
-            "SELECT blob_id, start_line, end_line, text, tokens, kind, symbol, section "
+        yield from _plain(conn).execute(
+            "SELECT blob_id, start_line, end_line, kind, symbol, section "
             f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part)
 
 
-def chunk_tokens_and_texts(conn: sqlite3.Connection, blob_ids: Sequence[int],
-                           part_size: int = 200) -> Iterator[tuple[str, str]]:
-    """``(tokens, text)`` of every chunk of ``blob_ids``, ``part_size`` blobs at a time."""
+_PACKS = ("texts", "terms", "vectors")
+
+
+def packs(conn: sqlite3.Connection, blob_ids: Sequence[int], columns: Sequence[str],
+          part_size: int = _PART) -> Iterator[tuple[Any, ...]]:
+    """``(blob_id, format, n_chunks, *columns)`` of the packed blobs of ``blob_ids`` (sorted),
+    in blob order; ``columns`` are among ``texts``, ``terms`` and ``vectors``."""
+    wanted = ", ".join(f"c.{c}" for c in columns if c in _PACKS)
+    assert len(wanted.split(", ")) == len(columns)
     for part in _parts_of(blob_ids, part_size):
         marks = ",".join("?" * len(part))
-        yield from conn.execute(
-            f"SELECT tokens, text FROM rag_chunk_cache WHERE blob_id IN ({marks})", part)
+        yield from _plain(conn).execute(
+            f"SELECT c.blob_id, c.format, b.n_chunks, {wanted} FROM rag_blob_content c "
+            f"JOIN rag_blob_cache b ON b.id = c.blob_id WHERE c.blob_id IN ({marks}) "
+            "ORDER BY c.blob_id", part)
 
 
-def chunk_fact_rows(conn: sqlite3.Connection, blob_ids: Sequence[int]
-                    ) -> Iterator[tuple[Any, ...]]:
-    """``(blob_id, start_line, end_line, kind, symbol, text, section)`` of every chunk of
-    ``blob_ids`` (one query: the caller bounds the batch), in blob and chunk order."""
+def unpacked(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> list[int]:
+    """The blobs of ``blob_ids`` with chunks but no packs (cached by an older version)."""
+    out: list[int] = []
+    for part in _parts_of(sorted(set(blob_ids)), _PART):
+        marks = ",".join("?" * len(part))
+        out.extend(r[0] for r in conn.execute(
+            f"SELECT b.id FROM rag_blob_cache b WHERE b.id IN ({marks}) AND b.n_chunks > 0 "
+            "AND NOT EXISTS (SELECT 1 FROM rag_blob_content c WHERE c.blob_id = b.id)", part))
+    return out
+
+
+def legacy_chunks(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
+    """``(blob_id, embedder_id, text, tokens, embedding)`` of every chunk of ``blob_ids`` (one
+    batch) as an older version stored it, in blob and chunk order."""
     marks = ",".join("?" * len(blob_ids))
-    yield from conn.execute(
-        f"SELECT blob_id, start_line, end_line, kind, symbol, text, section "
-        f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", list(blob_ids))
+    yield from _plain(conn).execute(
+        "SELECT c.blob_id, b.embedder_id, c.text, c.tokens, c.embedding FROM rag_chunk_cache c "
+        f"JOIN rag_blob_cache b ON b.id = c.blob_id WHERE c.blob_id IN ({marks}) "
+        "ORDER BY c.blob_id, c.ord", list(blob_ids))
 
 
-def facts_present(conn: sqlite3.Connection, blob_ids: Sequence[int], version: int) -> set[int]:
-    """The blobs of ``blob_ids`` (one batch) whose facts of ``version`` are stored."""
+def store_packs(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, bytes, bytes, Any]]
+                ) -> None:
+    """Store ``(blob_id, format, texts, terms, vectors)`` of blobs packed after they were cached,
+    and empty what their chunk rows held instead, in one transaction (a blob removed
+    meanwhile takes no packs)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany(
+            "INSERT OR REPLACE INTO rag_blob_content(blob_id, format, texts, terms, vectors) "
+            "SELECT id, ?, ?, ?, ? FROM rag_blob_cache WHERE id=?",
+            [(f, t, k, v, b) for b, f, t, k, v in rows])
+        conn.executemany("UPDATE rag_chunk_cache SET text='', tokens='', embedding=NULL "
+                         "WHERE blob_id=?", [(r[0],) for r in rows])
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def without_facts(conn: sqlite3.Connection, blob_ids: Sequence[int], version: int) -> list[int]:
+    """The blobs of ``blob_ids`` (one batch) with chunks but no facts of ``version``."""
     marks = ",".join("?" * len(blob_ids))
-    return {r[0] for r in conn.execute(
-        f"SELECT blob_id FROM rag_blob_facts WHERE version=? AND blob_id IN ({marks})",
-        (version, *blob_ids))}
+    return [r[0] for r in conn.execute(
+        f"SELECT b.id FROM rag_blob_cache b WHERE b.id IN ({marks}) AND b.n_chunks > 0 AND NOT "
+        "EXISTS (SELECT 1 FROM rag_blob_facts f WHERE f.blob_id = b.id AND f.version = ?) "
+        "ORDER BY b.id", (*blob_ids, version))]
 
 
 def write_facts(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, str]]) -> None:

@@ -105,15 +105,6 @@ def path_types(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, str
         (session_id,))]
 
 
-def chunks_by_path(conn: sqlite3.Connection, session_id: str) -> Iterator[tuple[Any, ...]]:
-    """``(path, start_line, end_line, text, tokens, kind, symbol, section)`` of every chunk
-    the session maps, once per path that maps it."""
-    yield from conn.execute(
-        "SELECT m.path, c.start_line, c.end_line, c.text, c.tokens, c.kind, c.symbol, c.section "
-        "FROM rag_session_chunk_map m JOIN rag_chunk_cache c ON c.blob_id = m.blob_id "
-        "WHERE m.session_id=?", (session_id,))
-
-
 def doc_version(conn: sqlite3.Connection, session_id: str, path: str) -> str | None:
     """The blob the session maps at ``path`` (``None`` when it maps nothing there)."""
     row = conn.execute("SELECT doc_version FROM rag_session_chunk_map "

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from genesis_git.db import blobs, sessionmap
+from genesis_git.index import packs
+from genesis_git.index.cache import chunk_texts, read_packs
 from genesis_git.index.classify import artifact_type, content_hint
 from genesis_git.text import tokenize
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from genesis_git.impact.facts import BlobFacts
     from genesis_git.impact.stats import TextStats
+    from genesis_git.index.facts import BlobFacts
     from genesis_git.rag.impact_rag import ImpactRAG
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -97,18 +99,16 @@ class Corpus:
             assert doc.blob_id is not None
             by_blob.setdefault(doc.blob_id, []).append(doc)
             doc.chunks = []
-        ids = sorted(by_blob)
-        for bid, start, end, text, tokens, kind, symbol, section in blobs.chunk_contents(
-                self.conn, ids):
+        for bid, chunk in _chunks(self.conn, by_blob):
             for doc in by_blob[bid]:
-                doc.chunks.append(ChunkDoc(start, end, text, tokens.split(), kind, symbol,
-                                           section))
+                doc.chunks.append(chunk)
         for doc in wanted.values():
             doc.chunks.sort(key=lambda c: (c.start_line, c.end_line))
             doc.facts = None  # whole now
 
     def _chunk_texts(self) -> Iterator[tuple[list[str], str]]:
-        """(tokens, text) of every chunk; those of a prepared corpus read a batch at a time."""
+        """(tokens, text) of every chunk; for a prepared corpus, (distinct terms, text) of
+        every blob, read a batch at a time."""
         for f in self.files.values():
             if f.facts is None:
                 for c in f.chunks:
@@ -117,8 +117,8 @@ class Corpus:
             return
         ids = sorted({d.blob_id for d in self.files.values()
                       if d.facts is not None and d.blob_id is not None})
-        for tokens, text in blobs.chunk_tokens_and_texts(self.conn, ids, 200):
-            yield tokens.split(), text
+        for _, _, texts, terms in read_packs(self.conn, ids, ("texts", "terms"), 200):
+            yield packs.decode_terms(terms).words, "\n".join(packs.decode_texts(texts))
 
     def vocabulary(self) -> dict[str, str]:
         """Every distinct token and identifier of the corpus: lower-case key -> as written."""
@@ -165,12 +165,28 @@ def _finish(files: dict[str, FileDoc]) -> dict[str, FileDoc]:
 def load_session_corpus(conn: sqlite3.Connection, session_id: str) -> Corpus:
     """Every chunk the session maps, grouped by path; files without chunks are kept (empty)."""
     files: dict[str, FileDoc] = {}
-    for path, atype in sessionmap.path_types(conn, session_id):
+    by_blob: dict[int, list[FileDoc]] = {}
+    for path, atype, blob_id in sessionmap.paths_and_blobs(conn, session_id):
         files[path] = FileDoc(path, atype)
-    rows = sessionmap.chunks_by_path(conn, session_id)
-    for path, start, end, text, tokens, kind, symbol, section in rows:
-        files[path].chunks.append(ChunkDoc(start, end, text, tokens.split(), kind, symbol, section))
+        if blob_id is not None:
+            by_blob.setdefault(blob_id, []).append(files[path])
+    for bid, chunk in _chunks(conn, by_blob):
+        for doc in by_blob[bid]:
+            doc.chunks.append(chunk)
     return Corpus(_finish(files), session_id)
+
+
+def _chunks(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> Iterator[tuple[int, ChunkDoc]]:
+    """Every chunk of ``blob_ids`` with its text and tokens, in blob and chunk order."""
+    ids = sorted(blob_ids)
+    for i in range(0, len(ids), 200):
+        part = ids[i:i + 200]
+        texts = chunk_texts(conn, part)
+        seen: dict[int, int] = {}
+        for bid, start, end, kind, symbol, section in blobs.chunk_lines(conn, part):
+            n = seen[bid] = seen.get(bid, -1) + 1
+            text = texts[bid][n]
+            yield bid, ChunkDoc(start, end, text, tokenize(text), kind, symbol, section)
 
 
 def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextStats) -> Corpus:

@@ -13,33 +13,23 @@ Everything here is read from the text of the corpus, deterministically:
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from genesis_git.impact.corpus import Corpus
-
-if TYPE_CHECKING:
-    from genesis_git.impact.facts import BlobFacts
+from genesis_git.index.facts import (
+    class_methods,
+    js_import_specs,
+    py_import_specs,
+    tables_in_text,
+)
 from genesis_git.text import first_token, tokenize
 
-_PY_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
-                      re.MULTILINE)
-_PY_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?"
-                        r"(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.MULTILINE)
-_JS_IMPORT = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]""")
-_CREATE_TABLE = re.compile(
-    r"\bCREATE\s+(?:TEMP(?:ORARY)?\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[`\"\[]?(?:\w+[`\"\]]?\.)?"
-    r"[`\"\[]?(\w+)[`\"\]]?\s*\(", re.IGNORECASE)
-_ALTER_TABLE = re.compile(r"\bALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?[`\"\[]?(\w+)", re.IGNORECASE)
-_TABLENAME = re.compile(r"""__tablename__\s*=\s*['"](\w+)['"]|@Table\(\s*name\s*=\s*['"](\w+)['"]|"""
-                        r"""\bdb_table\s*=\s*['"](\w+)['"]""")
-_ORM_COLUMN = re.compile(r"^[ \t]+(\w+)\s*(?::[^=\n]*)?=\s*(?:\w+\.)*(?:Column|mapped_column|"
-                         r"\w*Field|relationship)\(", re.MULTILINE)
-_SQL_NOT_COLUMN = {"primary", "foreign", "unique", "constraint", "check", "index", "key"}
-_METHOD = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+if TYPE_CHECKING:
+    from genesis_git.index.facts import BlobFacts
+
 JS_EXT = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte")
 
 
@@ -123,31 +113,12 @@ def _resolve_py(importer: str, module: str, names: list[str], index: dict[str, l
     return found
 
 
-def py_import_specs(text: str) -> list[tuple[str, list[str]]]:
-    """The modules a Python text imports, each with the names taken from it (path-free)."""
-    out: list[tuple[str, list[str]]] = []
-    for m in _PY_FROM.finditer(text):
-        names = [n.strip().split(" as ")[0].strip() for n in m.group(2).strip("() \t").split(",")]
-        out.append((m.group(1), [n for n in names if n.isidentifier()]))
-    for m in _PY_IMPORT.finditer(text):
-        for item in m.group(1).split(","):
-            name = item.strip().split()[0] if item.strip() else ""
-            if name:
-                out.append((name, []))
-    return out
-
-
 def resolve_py_imports(path: str, specs: list[tuple[str, list[str]]],
                        index: dict[str, list[str]], paths: set[str]) -> set[str]:
     out: set[str] = set()
     for module, names in specs:
         out |= _resolve_py(path, module, names, index, paths)
     return out
-
-
-def js_import_specs(text: str) -> list[str]:
-    """The relative specifiers a JavaScript/TypeScript text imports (path-free)."""
-    return [m.group(1) for m in _JS_IMPORT.finditer(text) if m.group(1).startswith(".")]
 
 
 def resolve_js_imports(path: str, specs: list[str], paths: set[str]) -> set[str]:
@@ -166,36 +137,6 @@ def resolve_js_imports(path: str, specs: list[str], paths: set[str]) -> set[str]
                 out.add(cand)
                 break
     return out
-
-
-def _ddl_columns(body: str) -> list[str]:
-    cols: list[str] = []
-    depth = 0
-    item = ""
-    for ch in body:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            cols.append(item)
-            item = ""
-        else:
-            item += ch
-    cols.append(item)
-    names = []
-    for raw in cols:
-        lines = [ln for ln in raw.splitlines() if not ln.strip().startswith("--")]
-        words = " ".join(lines).split()
-        if not words:
-            continue
-        name = words[0].strip('`"[]')
-        if name.lower() in _SQL_NOT_COLUMN or not re.match(r"^\w+$", name):
-            continue
-        names.append(name)
-    return names
 
 
 def _may_name(name: str, wanted: set[str] | None) -> bool:
@@ -280,50 +221,6 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
             for target in graph.imports_of(path):
                 graph.importers.setdefault(target, set()).add(path)
     return graph
-
-
-TableFact = tuple[str, int, int, list[str], str]  # name, first line, last line, columns, kind
-
-
-def class_methods(text: str, start_line: int) -> list[tuple[str, int]]:
-    """The methods of a class chunk: (name, line)."""
-    return [(m.group(1), start_line + text.count("\n", 0, m.start(1)))
-            for m in _METHOD.finditer(text)]
-
-
-def tables_in_text(text: str, start_line: int) -> list[TableFact]:
-    """Tables a chunk defines or alters (DDL, ``ALTER TABLE``, ORM models), in order."""
-    out: list[TableFact] = []
-    if "table" not in text and "TABLE" not in text and "Table" not in text:
-        return out
-    for m in _CREATE_TABLE.finditer(text):
-        name = m.group(1)
-        body = text[m.end():]
-        first = start_line + text.count("\n", 0, m.start())
-        last = first + body[: _body_end(body)].count("\n")
-        out.append((name, first, last, _ddl_columns(body), "ddl"))
-    for m in _ALTER_TABLE.finditer(text):
-        line = start_line + text.count("\n", 0, m.start())
-        out.append((m.group(1), line, line, [], "alter"))
-    for m in _TABLENAME.finditer(text):
-        name = next(g for g in m.groups() if g)
-        cols = _ORM_COLUMN.findall(text)
-        line = start_line + text.count("\n", 0, m.start())
-        end = start_line + text.count("\n")
-        out.append((name, line, end, cols, "orm"))
-    return out
-
-
-def _body_end(body: str) -> int:
-    depth = 0
-    for i, ch in enumerate(body):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            if depth == 0:
-                return i
-            depth -= 1
-    return len(body)
 
 
 def _add_table(tables: dict[str, Table], name: str, path: str, lines: tuple[int, int],

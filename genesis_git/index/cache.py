@@ -1,25 +1,31 @@
-"""The shared blob cache: its key, lookups and writes, its statistics and its garbage collection.
+"""The shared blob cache: its key, lookups and writes, reading its packs, its statistics and its
+garbage collection.
 
 The key of a blob is ``(blob_sha, chunker_version, embedder_id)``, where the
 chunker version also names non-default chunk bounds (:func:`chunker_id`).  A
 blob and all its chunks are written in one transaction, so no session ever
-maps a half-written blob.  The SQL is :mod:`genesis_git.db.blobs`.
+maps a half-written blob.  The chunks' texts and terms are read from the
+blob's packs (:mod:`~genesis_git.index.packs`) with :func:`read_packs`, which
+first packs a blob that an older version cached (:func:`pack_unpacked`).  The
+SQL is :mod:`genesis_git.db.blobs`.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from genesis_git.config import DEFAULTS, Config
 from genesis_git.db import blobs
 from genesis_git.db.connect import SEARCH_DIR, store_path, transaction
-from genesis_git.embed import embedder_from_config, embedder_id
-from genesis_git.index import chunk
+from genesis_git.embed import embedder_from_config, embedder_id, hashing_dim
+from genesis_git.index import chunk, packs
 from genesis_git.repo import Repo
+from genesis_git.text import VOCABULARY
 
 
 @dataclass
@@ -58,6 +64,49 @@ def store_prepared(conn: sqlite3.Connection, items: Sequence[Any], embedder_id: 
         return blobs.write(conn, items, embedder_id, chunker, redo)
 
 
+PACK_BATCH = 200  # blobs packed in one transaction
+
+
+def pack_unpacked(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> int:
+    """Pack the blobs of ``blob_ids`` that an older version cached with their text, tokens and
+    embedding in every chunk row; returns the blobs packed.
+
+    The packs are made from what the rows hold (nothing is chunked again), a
+    batch of blobs per transaction, and the rows are emptied.
+    """
+    todo = blobs.unpacked(conn, list(blob_ids))
+    for i in range(0, len(todo), PACK_BATCH):
+        VOCABULARY.reset_if_full()
+        rows = []
+        for bid, group in groupby(blobs.legacy_chunks(conn, todo[i:i + PACK_BATCH]),
+                                  key=lambda r: r[0]):
+            chunks = list(group)
+            ids = [list(map(VOCABULARY.__getitem__, c[3].split())) for c in chunks]
+            vectors = None
+            if hashing_dim(chunks[0][1]) is None:
+                dim = max((len(c[4]) // 4 for c in chunks if c[4]), default=0)
+                vectors = packs.encode_vectors([c[4] for c in chunks], dim) if dim else None
+            rows.append((bid, packs.FORMAT, packs.encode_texts([c[2] for c in chunks]),
+                         packs.encode_terms(ids, VOCABULARY.tokens), vectors))
+        blobs.store_packs(conn, rows)
+    return len(todo)
+
+
+def read_packs(conn: sqlite3.Connection, blob_ids: Iterable[int], columns: Sequence[str],
+               part_size: int = 500) -> Iterator[tuple[Any, ...]]:
+    """``(blob_id, n_chunks, *columns)`` of the packs of ``blob_ids`` with chunks, in blob order
+    (``columns`` among ``texts``, ``terms``, ``vectors``); unpacked blobs are packed first."""
+    wanted = sorted({int(b) for b in blob_ids})
+    pack_unpacked(conn, wanted)
+    for row in blobs.packs(conn, wanted, columns, part_size):
+        yield (row[0], *row[2:])
+
+
+def chunk_texts(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> dict[int, list[str]]:
+    """The texts of the chunks of ``blob_ids``, in chunk order, by blob."""
+    return {row[0]: packs.decode_texts(row[2]) for row in read_packs(conn, blob_ids, ("texts",))}
+
+
 def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
     """Blobs, chunks, embeddings, sessions, saved search bases and the store's size."""
     cache = blobs.counts(conn)
@@ -76,6 +125,7 @@ def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
         "blob_bytes": cache["blob_bytes"],
         "chunks": cache["chunks"],
         "embedding_bytes": cache["embedding_bytes"],
+        "content_bytes": cache["content_bytes"],
         "mapped_blobs": cache["mapped_blobs"],
         "sessions": sessions[0],
         "active_sessions": sessions[1],

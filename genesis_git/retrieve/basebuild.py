@@ -1,21 +1,27 @@
-"""Build a session's search base in bounded memory, streamed to its file.
+"""Build the chunk index of a search base from the blobs' packs, in bounded memory.
 
-The base of a large session (every chunk's postings and unit vector) is
-larger than what a command may hold at once.  So it is built in batches:
+The base of a session holds, for every chunk of the blobs it maps, the
+postings of its terms and its unit vector.  Both come from the blobs' packs
+(:mod:`genesis_git.index.packs`): the terms pack gives each chunk's tokens as
+indexes into the blob's own vocabulary, and the vectors are derived from the
+terms for the hashing embedder
+(:meth:`~genesis_git.embed.HashingEmbedder.embed_postings`) or read from the
+vectors pack for another.  The build goes in batches:
 
-1. the chunks are read from the cache in ``batch_chunks`` pieces, in the
-   order of the in-memory build (blob id, then ``ord``);
-2. each batch's postings are indexed (:meth:`TermIndex.build`) and written
-   to three spill files as one *run*, sorted by term hash then chunk; each
-   batch's unit vectors are written into their columns of the transposed
-   matrix (one ``pwrite`` per dimension);
+1. the packs are read in blob order, ``batch_chunks`` chunks at a time; a
+   blob's words are mapped once to the build's term table (:class:`TermTable`,
+   which hashes each term once), its tokens by array indexing;
+2. each batch's postings are grouped (term, chunk) and ordered by term hash;
+   in memory they are the whole index (:func:`load_chunks`), streamed they are
+   written to three spill files as one *run*, and each batch's unit vectors
+   into their columns of the transposed matrix (one ``pwrite`` per dimension);
 3. the runs are merged one slice of the 64-bit hash space at a time (the
    hashes are uniform), so only a slice of the postings is ever in memory;
 4. the pieces are copied into the array file (:func:`arrayfile.save` takes
    spilled arrays as well as arrays in memory).
 
-The file is byte for byte what :func:`session_index.save_base` writes for the
-same chunks; the spill files live in a temporary folder beside it.
+The streamed file is byte for byte the one of the base built in memory; the
+spill files live in a temporary folder beside it.
 """
 
 from __future__ import annotations
@@ -24,19 +30,238 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from genesis_git.db import blobs
+from genesis_git.embed import HashingEmbedder, hashing_dim
+from genesis_git.index import packs
+from genesis_git.index.cache import pack_unpacked
 from genesis_git.retrieve import arrayfile
-from genesis_git.retrieve.termindex import TermIndex
+from genesis_git.retrieve.termindex import TermIndex, term_hash
 
 BATCH_CHUNKS = 4000  # chunks indexed at once
 MERGE_SLICES = 64  # slices of the hash space merged one at a time
 _IN_SQL = 500  # blob ids per query
+VECTOR_DTYPE = np.dtype(np.float16)  # unit vectors of the base: half of float32, same rankings
+
+
+@dataclass
+class ChunkSet:
+    """The chunks of a set of blobs: postings of their tokens and their embeddings."""
+
+    blob_ids: np.ndarray  # int64[B], sorted; blobs without chunks included
+    blob_ptr: np.ndarray  # int64[B + 1]: chunks of blob i are [ptr[i], ptr[i+1])
+    chunk_ids: np.ndarray  # int64[U]
+    start: np.ndarray  # int32[U]: first line, for stable ordering
+    content: TermIndex
+    emb_t: np.ndarray  # float16[dim, U]: one row per dimension; dim 0 without embeddings
+    blob_stamp: np.ndarray  # uint32[B]: CRC of (sha, chunker, created_at) of each blob row
+
+    @property
+    def n(self) -> int:
+        return int(self.chunk_ids.shape[0])
+
+    @property
+    def n_blobs(self) -> int:
+        return int(self.blob_ids.shape[0])
+
+    def chunk_blob(self) -> np.ndarray:
+        """The blob (position in ``blob_ids``) of every chunk."""
+        return np.repeat(np.arange(self.n_blobs, dtype=np.int64), np.diff(self.blob_ptr))
+
+    def locate(self, blobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For each blob id: (known?, first chunk, number of chunks, position)."""
+        if self.blob_ids.shape[0] == 0:
+            zero = np.zeros(blobs.shape[0], dtype=np.int64)
+            return np.zeros(blobs.shape[0], dtype=bool), zero, zero, zero
+        pos = np.searchsorted(self.blob_ids, blobs)
+        pos_c = np.minimum(pos, self.blob_ids.shape[0] - 1)
+        known = self.blob_ids[pos_c] == blobs
+        first = np.where(known, self.blob_ptr[pos_c], 0)
+        count = np.where(known, self.blob_ptr[pos_c + 1] - self.blob_ptr[pos_c], 0)
+        return known, first, count, pos_c
+
+
+def stamp(sha: str, chunker: str, created: str) -> int:
+    """What tells a blob row from a later one that reuses its id."""
+    return zlib.crc32(f"{sha}:{chunker}:{created}".encode())
+
+
+def unique(a: np.ndarray) -> np.ndarray:
+    """Sorted unique values (``np.unique`` would import ``numpy.ma``: 30 ms at start-up)."""
+    if a.shape[0] == 0:
+        return a
+    a = np.sort(a)
+    keep = np.empty(a.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
+class TermTable(dict[str, int]):
+    """The terms a build has met: an id each, its 64-bit hash and, for the hashing embedder,
+    its vector slot and sign, each computed once per term."""
+
+    MAX = 1_000_000  # terms kept; the table starts over between batches beyond that
+
+    def __init__(self, hashing: HashingEmbedder | None) -> None:
+        super().__init__()
+        self.words: list[str] = []
+        self.hashing = hashing
+        self.hashes = np.zeros(0, dtype=np.uint64)
+        self.cols = np.zeros(0, dtype=np.int64)
+        self.signs = np.zeros(0, dtype=np.float64)
+
+    def __missing__(self, word: str) -> int:
+        ident = self[word] = len(self.words)
+        self.words.append(word)
+        return ident
+
+    def settle(self) -> None:
+        """Hash (and place) the terms met since the last call."""
+        new = self.words[self.hashes.shape[0]:]
+        if not new:
+            return
+        self.hashes = np.concatenate([self.hashes, np.fromiter(
+            map(term_hash, new), dtype=np.uint64, count=len(new))])
+        if self.hashing is not None:
+            cols, signs = self.hashing.slots(new)
+            self.cols = np.concatenate([self.cols, cols])
+            self.signs = np.concatenate([self.signs, signs])
+
+    def reset_if_full(self) -> None:
+        if len(self.words) > self.MAX:
+            self.__init__(self.hashing)  # type: ignore[misc]
+
+
+@dataclass
+class Batch:
+    """The chunks of consecutive blobs, indexed: postings ordered by term hash, then chunk."""
+
+    first: int  # position of the batch's first chunk in the build
+    chunk_ids: np.ndarray
+    blob_of: np.ndarray  # the blob of each chunk
+    start: np.ndarray
+    hashes: np.ndarray  # uint64[P]: the term of each posting
+    docs: np.ndarray  # int64[P]: its chunk (position in the build)
+    tf: np.ndarray  # uint16[P]
+    dl: np.ndarray  # float32[n]: tokens per chunk
+    vectors: np.ndarray  # float16[n, dim]: unit vectors (dim 0 without embeddings)
+
+    @property
+    def n(self) -> int:
+        return int(self.chunk_ids.shape[0])
+
+
+def _blobs(conn: sqlite3.Connection, blob_ids: np.ndarray
+           ) -> Iterator[tuple[list[tuple[int, int, int]], packs.Terms, bytes | None]]:
+    """Each blob's chunk rows ``(id, blob_id, start_line)``, decoded terms and vectors pack."""
+    wanted = [int(b) for b in blob_ids]
+    pack_unpacked(conn, wanted)
+    for i in range(0, len(wanted), _IN_SQL):
+        part = wanted[i:i + _IN_SQL]
+        rows = {bid: list(g) for bid, g in groupby(blobs.chunk_rows(conn, part, _IN_SQL),
+                                                   key=lambda r: r[1])}
+        for bid, _, n_chunks, terms, vectors in blobs.packs(conn, part, ("terms", "vectors")):
+            chunks = rows.pop(bid, [])
+            decoded = packs.decode_terms(terms)
+            if len(chunks) != n_chunks or decoded.n_chunks != n_chunks:
+                raise RuntimeError("chunk cache changed during the build")
+            yield chunks, decoded, vectors
+        if rows:  # chunks of a blob without packs
+            raise RuntimeError("chunk cache changed during the build")
+
+
+def batches(conn: sqlite3.Connection, blob_ids: np.ndarray, embedder: str,
+            batch_chunks: int = BATCH_CHUNKS) -> Iterator[Batch]:
+    """The chunks of ``blob_ids`` (sorted, unique) indexed a batch at a time, in blob and
+    chunk order."""
+    dim = hashing_dim(embedder)
+    table = TermTable(HashingEmbedder(dim) if dim else None)
+    first = 0
+    pending: list[tuple[list[tuple[int, int, int]], np.ndarray, np.ndarray, Any]] = []
+    count = 0
+    for chunks, terms, vectors in _blobs(conn, blob_ids):
+        local = np.fromiter(map(table.__getitem__, terms.words), dtype=np.int64,
+                            count=len(terms.words))
+        pending.append((chunks, local[terms.seq], terms.lengths,
+                        packs.decode_vectors(vectors, terms.n_chunks)))
+        count += terms.n_chunks
+        if count >= batch_chunks:
+            yield _index(pending, first, table)
+            first += count
+            pending, count = [], 0
+    if pending:
+        yield _index(pending, first, table)
+
+
+def _index(pending: list[tuple[list[tuple[int, int, int]], np.ndarray, np.ndarray, Any]],
+           first: int, table: TermTable) -> Batch:
+    """Group one batch's tokens into postings, ordered as :meth:`TermIndex.build` orders them."""
+    table.settle()
+    rows = [r for chunks, _, _, _ in pending for r in chunks]
+    n = len(rows)
+    lengths = np.concatenate([p[2] for p in pending])
+    tokens = np.concatenate([p[1] for p in pending])
+    doc = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    keys = np.sort(tokens * n + doc) if n else tokens
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if n else keys
+    tf = np.diff(np.append(starts, keys.shape[0]))
+    keys = keys[starts]
+    term, docs = keys // max(n, 1), keys % max(n, 1)
+    order = np.argsort(table.hashes[term], kind="stable")  # grouped by term, chunks ascending
+    if table.hashing is not None:
+        vectors = table.hashing.embed_postings(table.cols[term], table.signs[term], docs, tf,
+                                               n).astype(VECTOR_DTYPE)
+    else:
+        dim = max((v.shape[1] for *_, v in pending if v is not None), default=0)
+        vectors = np.concatenate([v if v is not None else np.zeros((len(c), dim), VECTOR_DTYPE)
+                                  for c, _, _, v in pending]) if n else np.zeros((0, dim))
+    batch = Batch(first, np.fromiter((r[0] for r in rows), dtype=np.int64, count=n),
+                  np.fromiter((r[1] for r in rows), dtype=np.int64, count=n),
+                  np.fromiter((r[2] for r in rows), dtype=np.int32, count=n),
+                  table.hashes[term[order]], docs[order] + first,
+                  np.minimum(tf[order], 0xFFFF).astype(np.uint16), lengths.astype(np.float32),
+                  vectors.astype(VECTOR_DTYPE))
+    table.reset_if_full()
+    return batch
+
+
+def _empty(dim: int) -> Batch:
+    i64, none = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return Batch(0, i64, i64, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint64), i64,
+                 np.zeros(0, dtype=np.uint16), none, np.zeros((0, dim), dtype=VECTOR_DTYPE))
+
+
+def _chunk_index(b: Batch) -> TermIndex:
+    """The postings of one batch (its whole build) as a :class:`TermIndex`."""
+    if b.hashes.shape[0] == 0:
+        return TermIndex(b.hashes, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                         b.tf, b.dl)
+    starts = np.flatnonzero(np.concatenate(([True], b.hashes[1:] != b.hashes[:-1])))
+    return TermIndex(b.hashes[starts], np.append(starts, b.hashes.shape[0]).astype(np.int64),
+                     b.docs.astype(np.int32), b.tf, b.dl)
+
+
+def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, embedder: str) -> ChunkSet:
+    """The chunks of ``blob_ids`` indexed in memory (an overlay, or a base with no file)."""
+    blob_ids = unique(blob_ids.astype(np.int64))
+    wanted = [int(b) for b in blob_ids]
+    found = {i[0]: stamp(i[1], i[2], i[3]) for i in blobs.blob_identities(conn, wanted)}
+    parts = list(batches(conn, blob_ids, embedder, batch_chunks=1 << 62))
+    whole = parts[0] if parts else _empty(hashing_dim(embedder) or 0)
+    ptr = np.searchsorted(whole.blob_of, blob_ids, side="left")
+    return ChunkSet(blob_ids, np.append(ptr, whole.n).astype(np.int64), whole.chunk_ids,
+                    whole.start, _chunk_index(whole), np.ascontiguousarray(whole.vectors.T),
+                    np.fromiter((found.get(b, 0) for b in wanted), dtype=np.uint32,
+                                count=len(wanted)))
 
 
 @dataclass
@@ -60,29 +285,6 @@ class _Spill:
             return np.fromfile(fh, dtype=dtype, count=count)
 
 
-def _chunk_rows(conn: sqlite3.Connection, blob_ids: np.ndarray
-                ) -> Iterator[tuple[int, int, int, str, bytes | None]]:
-    return blobs.chunk_rows(conn, [int(b) for b in blob_ids], _IN_SQL)
-
-
-def _chunk_count(conn: sqlite3.Connection, blob_ids: np.ndarray) -> tuple[int, int]:
-    """Chunks of ``blob_ids`` and the dimension of their embeddings (0: none)."""
-    return blobs.chunk_count_and_dim(conn, [int(b) for b in blob_ids], _IN_SQL)
-
-
-VECTOR_DTYPE = np.dtype(np.float16)  # unit vectors of the base
-
-
-def unit_rows(embs: list[bytes | None], dim: int) -> np.ndarray:
-    """Stored float32 vectors as unit rows of :data:`VECTOR_DTYPE` (zero rows for missing ones)."""
-    zero = bytes(4 * dim)
-    raw = b"".join(e if e is not None and len(e) == 4 * dim else zero for e in embs)
-    mat = np.frombuffer(raw, dtype="<f4").reshape(len(embs), dim).astype(np.float32)
-    norms = np.linalg.norm(mat, axis=1)
-    norms[norms == 0] = 1.0
-    return (mat / norms[:, None]).astype(VECTOR_DTYPE)
-
-
 @dataclass
 class StreamedChunks:
     """What the batches leave in memory (one entry per blob or chunk, no text) and on disk."""
@@ -95,68 +297,58 @@ class StreamedChunks:
     emb_t: np.ndarray | arrayfile.Spilled
 
 
-def stream_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, folder: Path,
+def stream_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, embedder: str, folder: Path,
                   batch_chunks: int = BATCH_CHUNKS, slices: int = MERGE_SLICES
                   ) -> StreamedChunks:
     """Index the chunks of ``blob_ids`` (sorted, unique) into spill files under ``folder``."""
     spill = _Spill(folder)
-    total, dim = _chunk_count(conn, blob_ids)
+    total = blobs.chunk_count(conn, [int(b) for b in blob_ids], _IN_SQL)
     emb_path = spill.path("emb_t")
     emb_fd = os.open(emb_path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    dim = hashing_dim(embedder)
+    size = VECTOR_DTYPE.itemsize
+    ids: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
+    starts: list[np.ndarray] = []
+    runs: list[tuple[int, int]] = []  # (first posting, postings) of each run
+    dls: list[np.ndarray] = []
+    n_post = n_chunks = 0
     try:
-        size = VECTOR_DTYPE.itemsize
-        os.ftruncate(emb_fd, dim * total * size)
-        ids: list[int] = []
-        blobs: list[int] = []
-        starts: list[int] = []
-        runs: list[tuple[int, int]] = []  # (first posting, postings) of each run
-        dls: list[np.ndarray] = []
-        n_post = 0
-        batch_tokens: list[list[str]] = []
-        batch_embs: list[bytes | None] = []
-
-        def flush() -> None:
-            nonlocal n_post
-            if not batch_tokens:
-                return
-            first = len(ids) - len(batch_tokens)
-            idx = TermIndex.build(batch_tokens)
-            counts = np.diff(idx.ptr)
-            spill.append("hash", np.repeat(idx.hashes, counts))
-            spill.append("docs", idx.docs.astype(np.int64) + first)
-            spill.append("tf", idx.tf)
-            runs.append((n_post, int(idx.docs.shape[0])))
-            n_post += int(idx.docs.shape[0])
-            dls.append(idx.dl)
-            if dim:
-                rows = unit_rows(batch_embs, dim)
-                for d in range(dim):
-                    os.pwrite(emb_fd, np.ascontiguousarray(rows[:, d]).tobytes(),
-                              (d * total + first) * size)
-            batch_tokens.clear()
-            batch_embs.clear()
-
-        for cid, bid, start, tokens, emb in _chunk_rows(conn, blob_ids):
-            ids.append(cid)
-            blobs.append(bid)
-            starts.append(start)
-            batch_tokens.append(tokens.split())
-            batch_embs.append(emb)
-            if len(batch_tokens) >= batch_chunks:
-                flush()
-        flush()
+        for b in batches(conn, blob_ids, embedder, batch_chunks):
+            if b.first + b.n > total:  # the cache changed under the build
+                raise RuntimeError("chunk cache changed during the build")
+            if dim is None:
+                dim = int(b.vectors.shape[1])
+                os.ftruncate(emb_fd, dim * total * size)
+            elif n_chunks == 0:
+                os.ftruncate(emb_fd, dim * total * size)
+            ids.append(b.chunk_ids)
+            owners.append(b.blob_of)
+            starts.append(b.start)
+            spill.append("hash", b.hashes)
+            spill.append("docs", b.docs)
+            spill.append("tf", b.tf)
+            runs.append((n_post, int(b.docs.shape[0])))
+            n_post += int(b.docs.shape[0])
+            dls.append(b.dl)
+            for d in range(b.vectors.shape[1]):
+                os.pwrite(emb_fd, np.ascontiguousarray(b.vectors[:, d]).tobytes(),
+                          (d * total + b.first) * size)
+            n_chunks += b.n
     finally:
         os.close(emb_fd)
-    if len(ids) != total:  # the cache changed under the build: let the caller retry in memory
+    if n_chunks != total:  # the cache changed under the build: let the caller retry in memory
         raise RuntimeError("chunk cache changed during the build")
-    content = _merge(spill, runs, slices, len(ids), dls)
-    chunk_blob = np.asarray(blobs, dtype=np.int64)
+    content = _merge(spill, runs, slices, n_chunks, dls)
+    chunk_blob = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
     ptr = np.searchsorted(chunk_blob, blob_ids, side="left")
+    dim = dim or 0
     emb_t: np.ndarray | arrayfile.Spilled = (
-        arrayfile.Spilled(emb_path, VECTOR_DTYPE, (dim, total)) if dim
-        else np.zeros((0, total), dtype=VECTOR_DTYPE))
-    return StreamedChunks(blob_ids, np.append(ptr, len(ids)).astype(np.int64),
-                          np.asarray(ids, dtype=np.int64), np.asarray(starts, dtype=np.int32),
+        arrayfile.Spilled(emb_path, VECTOR_DTYPE, (dim, total)) if dim and total
+        else np.zeros((dim, total), dtype=VECTOR_DTYPE))
+    return StreamedChunks(blob_ids, np.append(ptr, n_chunks).astype(np.int64),
+                          np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64),
+                          np.concatenate(starts) if starts else np.zeros(0, dtype=np.int32),
                           content, emb_t)
 
 

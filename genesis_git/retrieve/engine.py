@@ -19,6 +19,7 @@ from genesis_git.embed import (
     embedder_id,
     get_embedder,
 )
+from genesis_git.index.cache import chunk_texts
 from genesis_git.index.classify import glob_match
 from genesis_git.querybounds import bound_query
 from genesis_git.retrieve.explain import contributions, matched
@@ -32,7 +33,7 @@ from genesis_git.retrieve.session_index import (
     session_index,
 )
 from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows, query_vector
-from genesis_git.text import QueryTerm
+from genesis_git.text import QueryTerm, tokenize
 
 if TYPE_CHECKING:
     from genesis_git.session import Context
@@ -164,6 +165,7 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
     details: dict[int, tuple[Any, ...]] = {}
     for row in chunk_details(conn, ids):
         details[row[0]] = row
+    texts = chunk_texts(conn, {d[1] for d in details.values()})
     hits: list[Hit] = []
     for r in rows:
         cid = int(idx.chunk_ids[int(idx.rows_chunk[r])])
@@ -172,8 +174,9 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
             continue
         m = int(idx.rows_map[r])
         path = idx.map.paths[m]
-        _, start, end, section, symbol, kind, text, token_text = d
-        tokens = token_text.split()
+        _, blob_id, ord_, start, end, section, symbol, kind = d
+        text = texts[blob_id][ord_]
+        tokens = tokenize(text)
         in_path = matched(terms, path_tokens(path))
         in_text = matched(terms, tokens)
         f = fused.get(r)

@@ -7,9 +7,10 @@ the cheap part (which path has which blob, its type, owner, component and
 staleness) is read from ``rag_session_chunk_map`` on every search.
 
 * The **base** is a :class:`ChunkSet` for the session's blobs plus a
-  :class:`PathSet` for its paths, built from ``rag_chunk_cache`` (``tokens``,
-  ``embedding``) and saved as ``<store>/search/<session>.idx``
-  (:mod:`genesis_git.retrieve.arrayfile`, memory-mapped when read).
+  :class:`PathSet` for its paths, built from the blobs' packs
+  (:mod:`~genesis_git.retrieve.basebuild`) and saved as
+  ``<store>/search/<session>.idx`` (:mod:`~genesis_git.retrieve.basefile`,
+  memory-mapped when read).
 * Blobs the session maps but the base lacks (an edit saved a second ago) go
   into a small in-memory **overlay** built on the spot; blobs the base has but
   the session no longer maps count zero times.  When the overlay grows past
@@ -28,7 +29,6 @@ several repositories keeps the last :data:`MEMO_KEEP` of them.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,220 +36,29 @@ from typing import Any
 
 import numpy as np
 
-from genesis_git.db import blobs as cache_tables
 from genesis_git.db import sessionmap
 from genesis_git.db.connect import search_base_path, store_file
-from genesis_git.retrieve import arrayfile, basebuild
-from genesis_git.retrieve.termindex import Part, TermIndex
-from genesis_git.text import TOKENIZER_VERSION, tokenize
+from genesis_git.retrieve import basefile
+from genesis_git.retrieve.basebuild import ChunkSet, load_chunks, stamp, unique
+from genesis_git.retrieve.basefile import (
+    CACHE_FORMAT,
+    Base,
+    PathSet,
+    path_tokens,
+    read_base,
+    save_base,
+    stream_base,
+)
+from genesis_git.retrieve.termindex import Part
 
-CACHE_FORMAT = 3  # 3: unit vectors as float16
+__all__ = ["CACHE_FORMAT", "Base", "ChunkSet", "PathSet", "SessionIndex", "clear_memory",
+           "load_chunks", "path_tokens", "read_base", "save_base", "session_index",
+           "stream_base"]
+
 OVERLAY_MAX = 2000
 _MEMO: OrderedDict[tuple[str, str, str],
                   tuple[sqlite3.Connection, tuple[int, int], SessionIndex]] = OrderedDict()
 MEMO_KEEP = 4  # session indexes kept in memory, least recently used dropped first
-_BASES: dict[str, tuple[tuple[int, int], Base]] = {}
-
-
-@dataclass
-class ChunkSet:
-    """The chunks of a set of blobs: postings of their tokens and their embeddings."""
-
-    blob_ids: np.ndarray  # int64[B], sorted; blobs without chunks included
-    blob_ptr: np.ndarray  # int64[B + 1]: chunks of blob i are [ptr[i], ptr[i+1])
-    chunk_ids: np.ndarray  # int64[U]
-    start: np.ndarray  # int32[U]: first line, for stable ordering
-    content: TermIndex
-    emb_t: np.ndarray  # float16[dim, U]: one row per dimension; dim 0 without embeddings
-    blob_stamp: np.ndarray  # uint32[B]: CRC of (sha, chunker, created_at) of each blob row
-
-    @property
-    def n(self) -> int:
-        return int(self.chunk_ids.shape[0])
-
-    @property
-    def n_blobs(self) -> int:
-        return int(self.blob_ids.shape[0])
-
-    def chunk_blob(self) -> np.ndarray:
-        """The blob (position in ``blob_ids``) of every chunk."""
-        return np.repeat(np.arange(self.n_blobs, dtype=np.int64), np.diff(self.blob_ptr))
-
-    def locate(self, blobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """For each blob id: (known?, first chunk, number of chunks, position)."""
-        if self.blob_ids.shape[0] == 0:
-            zero = np.zeros(blobs.shape[0], dtype=np.int64)
-            return np.zeros(blobs.shape[0], dtype=bool), zero, zero, zero
-        pos = np.searchsorted(self.blob_ids, blobs)
-        pos_c = np.minimum(pos, self.blob_ids.shape[0] - 1)
-        known = self.blob_ids[pos_c] == blobs
-        first = np.where(known, self.blob_ptr[pos_c], 0)
-        count = np.where(known, self.blob_ptr[pos_c + 1] - self.blob_ptr[pos_c], 0)
-        return known, first, count, pos_c
-
-
-def _stamp(sha: str, chunker: str, created: str) -> int:
-    return zlib.crc32(f"{sha}:{chunker}:{created}".encode())
-
-
-def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray) -> ChunkSet:
-    """Read the chunks of ``blob_ids`` from the cache and index them."""
-    blob_ids = _unique(blob_ids.astype(np.int64))
-    stamps: dict[int, int] = {}
-    ids: list[int] = []
-    blobs: list[int] = []
-    starts: list[int] = []
-    tokens: list[list[str]] = []
-    embs: list[bytes | None] = []
-    wanted = [int(b) for b in blob_ids]
-    for row in cache_tables.chunk_rows(conn, wanted):
-        ids.append(row[0])
-        blobs.append(row[1])
-        starts.append(row[2])
-        tokens.append(row[3].split())
-        embs.append(row[4])
-    for ident in cache_tables.blob_identities(conn, wanted):
-        stamps[ident[0]] = _stamp(ident[1], ident[2], ident[3])
-    chunk_blob = np.asarray(blobs, dtype=np.int64)
-    ptr = np.searchsorted(chunk_blob, blob_ids, side="left")
-    blob_ptr = np.append(ptr, len(ids)).astype(np.int64)
-    blob_stamp = np.fromiter((stamps.get(b, 0) for b in wanted), dtype=np.uint32,
-                             count=len(wanted))
-    return ChunkSet(blob_ids, blob_ptr, np.asarray(ids, dtype=np.int64),
-                    np.asarray(starts, dtype=np.int32), TermIndex.build(tokens), _matrix(embs),
-                    blob_stamp)
-
-
-VECTOR_DTYPE = basebuild.VECTOR_DTYPE
-
-
-def _matrix(embs: list[bytes | None]) -> np.ndarray:
-    """Unit vectors, transposed: row ``d`` holds dimension ``d`` of every chunk.
-
-    They are kept as float16: half the disk and memory of float32, and a
-    cosine within about 0.001 of the float32 one (the rankings of
-    ``bench/localize.py`` do not move).
-
-    A hashed query has a few non-zero dimensions, so its cosines need only
-    those rows; a dense query reads them all, as a plain matrix would.
-    """
-    dim = next((len(e) // 4 for e in embs if e), 0)
-    if dim == 0:
-        return np.zeros((0, len(embs)), dtype=VECTOR_DTYPE)
-    return np.ascontiguousarray(basebuild.unit_rows(embs, dim).T)
-
-
-def path_tokens(path: str) -> list[str]:
-    """Tokens of a path: its folders, its base name and its extension."""
-    return tokenize(path.replace("/", " ").replace(".", " "))
-
-
-@dataclass
-class PathSet:
-    """Paths as tiny documents, so that path tokens count toward the match."""
-
-    paths: list[str]
-    index: TermIndex
-    _lookup: dict[str, int] | None = None
-
-    @classmethod
-    def build(cls, paths: list[str]) -> PathSet:
-        return cls(list(paths), TermIndex.build([path_tokens(p) for p in paths]))
-
-    def lookup(self) -> dict[str, int]:
-        if self._lookup is None:
-            self._lookup = {p: i for i, p in enumerate(self.paths)}
-        return self._lookup
-
-
-@dataclass
-class Base:
-    embedder: str
-    chunks: ChunkSet
-    paths: PathSet
-
-
-def _encode_paths(paths: list[str]) -> np.ndarray:
-    return np.frombuffer("\0".join(paths).encode("utf-8", "surrogateescape"), dtype=np.uint8)
-
-
-def _decode_paths(raw: np.ndarray) -> list[str]:
-    if raw.shape[0] == 0:
-        return []
-    return raw.tobytes().decode("utf-8", "surrogateescape").split("\0")
-
-
-def _meta(embedder: str, n_paths: int) -> dict[str, Any]:
-    return {"format": CACHE_FORMAT, "tokenizer": TOKENIZER_VERSION, "embedder": embedder,
-            "n_paths": n_paths}
-
-
-def save_base(path: Path, base: Base) -> None:
-    """Write the base atomically (a temporary file renamed over the old one)."""
-    meta = _meta(base.embedder, len(base.paths.paths))
-    arrays: dict[str, np.ndarray] = {
-        "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
-        "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start,
-        "emb_t": base.chunks.emb_t, "blob_stamp": base.chunks.blob_stamp,
-        "paths": _encode_paths(base.paths.paths),
-        **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
-    }
-    arrayfile.save(path, arrays, meta)  # type: ignore[arg-type]
-
-
-def stream_base(conn: sqlite3.Connection, path: Path, embedder: str, blobs: np.ndarray,
-                stamps: np.ndarray, paths: list[str]) -> Base | None:
-    """Build the base of ``blobs`` batch by batch straight into ``path`` and map it.
-
-    The same file as :func:`save_base` of the base built in memory, without
-    ever holding every chunk's tokens and vector (:mod:`basebuild`);
-    ``stamps`` are those of ``blobs`` (one per entry).
-    """
-    blob_ids = _unique(blobs.astype(np.int64))
-    stamp_of = np.zeros(blob_ids.shape[0], dtype=np.uint32)
-    if blobs.shape[0]:
-        stamp_of[np.searchsorted(blob_ids, blobs)] = stamps
-    folder = basebuild.spill_folder(path)
-    try:
-        built = basebuild.stream_chunks(conn, blob_ids, folder)
-        pathset = PathSet.build(paths)
-        arrays: dict[str, np.ndarray | arrayfile.Spilled] = {
-            "blob_ids": built.blob_ids, "blob_ptr": built.blob_ptr,
-            "chunk_ids": built.chunk_ids, "start": built.start, "emb_t": built.emb_t,
-            "blob_stamp": stamp_of, "paths": _encode_paths(pathset.paths),
-            **{f"c_{k}": v for k, v in built.content.items()}, **pathset.index.arrays("p_"),
-        }
-        arrayfile.save(path, arrays, _meta(embedder, len(pathset.paths)))
-    finally:
-        basebuild.remove(folder)
-    return read_base(path)
-
-
-def read_base(path: Path) -> Base | None:
-    """The saved base, or ``None`` when it is missing, unreadable or of another format."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size)
-    memo = _BASES.get(str(path))
-    if memo is not None and memo[0] == stamp:
-        return memo[1]
-    try:
-        meta, data = arrayfile.load(path)
-        if meta.get("format") != CACHE_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
-            return None
-        chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
-                          data["start"], TermIndex.from_arrays(data, "c_"), data["emb_t"],
-                          data["blob_stamp"])
-        paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
-    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
-        return None
-    if len(paths.paths) != meta.get("n_paths"):
-        return None
-    base = Base(str(meta.get("embedder")), chunks, paths)
-    _BASES[str(path)] = (stamp, base)
-    return base
 
 
 @dataclass
@@ -310,17 +119,6 @@ class SessionIndex:
         return int(self.starts[int(self.rows_chunk[row])])
 
 
-def _unique(a: np.ndarray) -> np.ndarray:
-    """Sorted unique values (``np.unique`` would import ``numpy.ma``: 30 ms at start-up)."""
-    if a.shape[0] == 0:
-        return a
-    a = np.sort(a)
-    keep = np.empty(a.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(a[1:], a[:-1], out=keep[1:])
-    return a[keep]
-
-
 def plain_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
     """A cursor that gives tuples (``sqlite3.Row`` costs a few ms per thousand rows)."""
     cur = conn.cursor()
@@ -340,7 +138,7 @@ def _read_map(conn: sqlite3.Connection, session_id: str
     blobs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
     memo: dict[int, int] = {}
     stamps = np.fromiter((memo[r[1]] if r[1] in memo else
-                          memo.setdefault(r[1], _stamp(r[6], r[7], r[8])) for r in rows),
+                          memo.setdefault(r[1], stamp(r[6], r[7], r[8])) for r in rows),
                          dtype=np.uint32, count=len(rows))
     return rows, blobs, stamps
 
@@ -413,7 +211,8 @@ def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str,
             _forget_ended(conn, file.parent)
         except (OSError, RuntimeError):  # pragma: no cover - built in memory below instead
             built = None
-    base = built or Base(embedder, load_chunks(conn, blobs), PathSet.build([r[0] for r in rows]))
+    base = built or Base(embedder, load_chunks(conn, blobs, embedder),
+                         PathSet.build([r[0] for r in rows]))
     idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps, force=True)
     assert idx is not None
     idx.rebuilt = rebuilt
@@ -437,10 +236,10 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
     if base.chunks.n_blobs:
         known &= base.chunks.blob_stamp[bpos] == stamps
         first, count = np.where(known, first, 0), np.where(known, count, 0)
-    missing = _unique(blobs[~known])
+    missing = unique(blobs[~known])
     parts = [base.chunks]
     if missing.shape[0]:
-        overlay = load_chunks(conn, missing)
+        overlay = load_chunks(conn, missing, embedder)
         if not force and (overlay.n > OVERLAY_MAX or overlay.n > base.chunks.n // 4 + 200):
             return None
         if (not force and overlay.n and base.chunks.n
@@ -496,4 +295,4 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
 def clear_memory() -> None:
     """Forget what this process holds in memory (tests; a long-lived process after a reindex)."""
     _MEMO.clear()
-    _BASES.clear()
+    basefile.forget()

@@ -1,0 +1,146 @@
+"""A session's search base as a file: ``<store>/search/<session>.idx``.
+
+The base is the chunk index of the blobs the session maps
+(:class:`~genesis_git.retrieve.basebuild.ChunkSet`) and the index of its
+paths (:class:`PathSet`), saved with :mod:`genesis_git.retrieve.arrayfile`
+(memory-mapped when read).  :func:`stream_base` builds it batch by batch
+straight into the file (:mod:`genesis_git.retrieve.basebuild`);
+:func:`save_base` writes a base built in memory, byte for byte the same file.
+A file of another format or tokenizer is not read (:func:`read_base`), so it
+is rebuilt.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from genesis_git.retrieve import arrayfile, basebuild
+from genesis_git.retrieve.basebuild import ChunkSet
+from genesis_git.retrieve.termindex import TermIndex
+from genesis_git.text import TOKENIZER_VERSION, tokenize
+
+CACHE_FORMAT = 4  # 3: unit vectors as float16; 4: built from the blobs' packs
+_BASES: dict[str, tuple[tuple[int, int], Base]] = {}
+
+
+def path_tokens(path: str) -> list[str]:
+    """Tokens of a path: its folders, its base name and its extension."""
+    return tokenize(path.replace("/", " ").replace(".", " "))
+
+
+@dataclass
+class PathSet:
+    """Paths as tiny documents, so that path tokens count toward the match."""
+
+    paths: list[str]
+    index: TermIndex
+    _lookup: dict[str, int] | None = None
+
+    @classmethod
+    def build(cls, paths: list[str]) -> PathSet:
+        return cls(list(paths), TermIndex.build([path_tokens(p) for p in paths]))
+
+    def lookup(self) -> dict[str, int]:
+        if self._lookup is None:
+            self._lookup = {p: i for i, p in enumerate(self.paths)}
+        return self._lookup
+
+
+@dataclass
+class Base:
+    embedder: str
+    chunks: ChunkSet
+    paths: PathSet
+
+
+def _encode_paths(paths: list[str]) -> np.ndarray:
+    return np.frombuffer("\0".join(paths).encode("utf-8", "surrogateescape"), dtype=np.uint8)
+
+
+def _decode_paths(raw: np.ndarray) -> list[str]:
+    if raw.shape[0] == 0:
+        return []
+    return raw.tobytes().decode("utf-8", "surrogateescape").split("\0")
+
+
+def _meta(embedder: str, n_paths: int) -> dict[str, Any]:
+    return {"format": CACHE_FORMAT, "tokenizer": TOKENIZER_VERSION, "embedder": embedder,
+            "n_paths": n_paths}
+
+
+def save_base(path: Path, base: Base) -> None:
+    """Write the base atomically (a temporary file renamed over the old one)."""
+    meta = _meta(base.embedder, len(base.paths.paths))
+    arrays: dict[str, np.ndarray] = {
+        "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
+        "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start,
+        "emb_t": base.chunks.emb_t, "blob_stamp": base.chunks.blob_stamp,
+        "paths": _encode_paths(base.paths.paths),
+        **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
+    }
+    arrayfile.save(path, arrays, meta)  # type: ignore[arg-type]
+
+
+def stream_base(conn: sqlite3.Connection, path: Path, embedder: str, blobs: np.ndarray,
+                stamps: np.ndarray, paths: list[str]) -> Base | None:
+    """Build the base of ``blobs`` batch by batch straight into ``path`` and map it.
+
+    The same file as :func:`save_base` of the base built in memory, without
+    ever holding every chunk's postings and vector (:mod:`basebuild`);
+    ``stamps`` are those of ``blobs`` (one per entry).
+    """
+    blob_ids = basebuild.unique(blobs.astype(np.int64))
+    stamp_of = np.zeros(blob_ids.shape[0], dtype=np.uint32)
+    if blobs.shape[0]:
+        stamp_of[np.searchsorted(blob_ids, blobs)] = stamps
+    folder = basebuild.spill_folder(path)
+    try:
+        built = basebuild.stream_chunks(conn, blob_ids, embedder, folder)
+        pathset = PathSet.build(paths)
+        arrays: dict[str, np.ndarray | arrayfile.Spilled] = {
+            "blob_ids": built.blob_ids, "blob_ptr": built.blob_ptr,
+            "chunk_ids": built.chunk_ids, "start": built.start, "emb_t": built.emb_t,
+            "blob_stamp": stamp_of, "paths": _encode_paths(pathset.paths),
+            **{f"c_{k}": v for k, v in built.content.items()}, **pathset.index.arrays("p_"),
+        }
+        arrayfile.save(path, arrays, _meta(embedder, len(pathset.paths)))
+    finally:
+        basebuild.remove(folder)
+    return read_base(path)
+
+
+def read_base(path: Path) -> Base | None:
+    """The saved base, or ``None`` when it is missing, unreadable or of another format."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size)
+    memo = _BASES.get(str(path))
+    if memo is not None and memo[0] == stamp:
+        return memo[1]
+    try:
+        meta, data = arrayfile.load(path)
+        if meta.get("format") != CACHE_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
+            return None
+        chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
+                          data["start"], TermIndex.from_arrays(data, "c_"), data["emb_t"],
+                          data["blob_stamp"])
+        paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    if len(paths.paths) != meta.get("n_paths"):
+        return None
+    base = Base(str(meta.get("embedder")), chunks, paths)
+    _BASES[str(path)] = (stamp, base)
+    return base
+
+
+def forget() -> None:
+    """Forget the bases this process holds in memory."""
+    _BASES.clear()
