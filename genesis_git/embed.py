@@ -106,19 +106,31 @@ class HashingEmbedder:
     def embed_postings(self, cols: Any, signs: Any, docs: Any, tf: Any, n_docs: int) -> Any:
         """Unit vectors (float64, one row per document) from postings: the slot and sign of
         each posting's term, its document and its frequency; row ``d`` equals
-        :meth:`embed_tokens` of the tokens of document ``d``.
-
-        The search base derives its vectors so from the terms it indexes; nothing
-        else of a hashed vector needs to be stored.
-        """
+        :meth:`embed_tokens` of the tokens of document ``d``."""
         import numpy as np
 
-        weights = signs * (1.0 + np.log(np.asarray(tf, dtype=np.float64)))
-        mat = np.bincount(np.asarray(docs, dtype=np.int64) * self.dim + cols, weights=weights,
-                          minlength=n_docs * self.dim).reshape(n_docs, self.dim)
+        mat = self._postings_matrix(cols, signs, docs, tf, n_docs)
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return mat / norms
+
+    def postings_norms(self, cols: Any, signs: Any, docs: Any, tf: Any, n_docs: int) -> Any:
+        """The length of each document's vector before it is scaled to unit length.
+
+        With it, the search base needs nothing else of a hashed vector: the cosine
+        of a query and a document is a sum over the document's postings
+        (:func:`genesis_git.retrieve.vectors.cosine_rows`).
+        """
+        import numpy as np
+
+        return np.linalg.norm(self._postings_matrix(cols, signs, docs, tf, n_docs), axis=1)
+
+    def _postings_matrix(self, cols: Any, signs: Any, docs: Any, tf: Any, n_docs: int) -> Any:
+        import numpy as np
+
+        weights = signs * (1.0 + np.log(np.asarray(tf, dtype=np.float64)))
+        return np.bincount(np.asarray(docs, dtype=np.int64) * self.dim + cols, weights=weights,
+                           minlength=n_docs * self.dim).reshape(n_docs, self.dim)
 
 
 def hashing_dim(embedder_id: str) -> int | None:

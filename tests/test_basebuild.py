@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genesis_git.retrieve import arrayfile, basebuild
+from genesis_git.retrieve import arrayfile, basebuild, basestream
 from genesis_git.retrieve import session_index as si
 from genesis_git.retrieve.session_index import (
     Base,
@@ -43,28 +43,42 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, genesis_env: Path):
     return ctx, ensure_session(ctx)
 
 
-@pytest.mark.parametrize(("batch", "slices"), [(1, 1), (3, 4), (7, 64), (10_000, 2)])
+@pytest.mark.parametrize(("batch", "slices", "workers"),
+                         [(1, 1, 1), (3, 4, 2), (7, 64, 3), (10_000, 2, 2)])
 def test_streamed_base_is_the_in_memory_base_byte_for_byte(
-        session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, slices: int) -> None:
+        session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, slices: int,
+        workers: int) -> None:
     ctx, sid = session
+    monkeypatch.setattr(basestream, "WORKERS", workers)
+    monkeypatch.setattr(basestream, "SHARE_MIN", 1)
+    monkeypatch.setattr(basestream.os, "cpu_count", lambda: 4)
+    forks: list[int] = []
+    real_fork = basestream._fork_share
+
+    def counting_fork(*args, **kwargs):  # type: ignore[no-untyped-def]
+        forks.append(real_fork(*args, **kwargs))
+        return forks[-1]
+
+    monkeypatch.setattr(basestream, "_fork_share", counting_fork)
     rows, blobs, stamps = si._read_map(ctx.conn, sid)
     paths = [r[0] for r in rows]
     memory = Base("hash-t1-256", load_chunks(ctx.conn, blobs, "hash-t1-256"), PathSet.build(paths))
     assert memory.chunks.n > 60
     save_base(tmp_path / "memory.idx", memory)
     monkeypatch.setattr(basebuild, "BATCH_CHUNKS", batch)
-    monkeypatch.setattr(basebuild, "MERGE_SLICES", slices)
-    real = basebuild.stream_chunks
+    monkeypatch.setattr(basestream, "MERGE_SLICES", slices)
+    real = basestream.stream_chunks
 
     def small(conn, blob_ids, embedder, folder, batch_chunks=batch, slices=slices):  # type: ignore[no-untyped-def]
         return real(conn, blob_ids, embedder, folder, batch_chunks, slices)
 
-    monkeypatch.setattr(basebuild, "stream_chunks", small)
+    monkeypatch.setattr(basestream, "stream_chunks", small)
     streamed = si.stream_base(ctx.conn, tmp_path / "streamed.idx", "hash-t1-256", blobs, stamps,
                               paths)
     assert streamed is not None
     assert (tmp_path / "streamed.idx").read_bytes() == (tmp_path / "memory.idx").read_bytes()
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".build"]  # spill files removed
+    assert len(forks) == workers - 1  # the other shares were indexed by child processes
     term = memory.chunks.content.postings(term_hash("order"))
     docs, tf = streamed.chunks.content.postings(term_hash("order"))
     assert docs.shape[0] > 40 and np.array_equal(docs, term[0]) and np.array_equal(tf, term[1])
@@ -74,13 +88,13 @@ def test_a_search_builds_the_base_by_streaming(session, genesis_env: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     ctx, sid = session
     calls: list[int] = []
-    real = basebuild.stream_chunks
+    real = basestream.stream_chunks
 
     def counting(conn, blob_ids, embedder, folder, batch_chunks=2, slices=3):  # type: ignore[no-untyped-def]
         calls.append(len(blob_ids))
         return real(conn, blob_ids, embedder, folder, batch_chunks, slices)
 
-    monkeypatch.setattr(basebuild, "stream_chunks", counting)
+    monkeypatch.setattr(basestream, "stream_chunks", counting)
     idx = session_index(ctx.conn, sid, "hash-t1-256")
     assert idx.rebuilt and calls == [4]  # two copies of one file are one blob; empty.txt none
     meta, data = arrayfile.load(genesis_env / "search" / f"{sid}.idx")
@@ -131,8 +145,8 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
     assert prebuild.wait_running(base.with_name("none.idx")) is False
 
 
-def test_vectors_are_float16_and_score_as_float32_would(session, genesis_env: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hashed_vectors_score_from_the_postings_as_the_vectors_would(
+        session, genesis_env: Path) -> None:
     from genesis_git.db.blobs import chunk_details
     from genesis_git.embed import get_embedder
     from genesis_git.index.cache import chunk_texts
@@ -141,35 +155,35 @@ def test_vectors_are_float16_and_score_as_float32_would(session, genesis_env: Pa
 
     ctx, sid = session
     idx = session_index(ctx.conn, sid, "hash-t1-256")
-    assert idx.chunk_parts[0].emb_t.dtype == np.float16
-    # the vectors derived from the packed terms are those of the embedder on each chunk's text
+    part = idx.chunk_parts[0]
+    assert part.hashed == 256 and part.emb_t.shape == (0, part.n)  # no vector is stored
+    assert part.slots.shape == part.content.hashes.shape and part.norms.shape == (part.n,)
+    # the cosines are those of the embedder's vectors of each chunk's text
     rows = {r[0]: r for r in chunk_details(ctx.conn, [int(c) for c in idx.chunk_ids])}
     texts = chunk_texts(ctx.conn, {r[1] for r in rows.values()})
     embedder = get_embedder(ctx.config)
     full = np.asarray([embedder.embed_tokens(tokenize(texts[rows[int(c)][1]][rows[int(c)][2]]))
-                       for c in idx.chunk_ids], dtype=np.float32)
-    qvec = np.asarray(get_embedder(ctx.config).embed(["order total discount"])[0], dtype=np.float32)
-    qvec /= np.linalg.norm(qvec)
-    exact = (full @ qvec)[idx.rows_chunk]
-    got = vectors.cosine_rows(idx, qvec)
-    assert np.abs(got - exact).max() < 2e-3 and exact.max() > 0.1
-    monkeypatch.setattr(vectors, "BLOCK", 7)  # blocks give the same numbers
-    assert np.array_equal(vectors.cosine_rows(idx, qvec), got)
-    sparse = np.zeros_like(qvec)
-    sparse[:3] = qvec[:3]
-    whole = (idx.chunk_parts[0].emb_t.astype(np.float32).T @ sparse)[idx.rows_chunk]
-    assert np.allclose(vectors.cosine_rows(idx, sparse), whole, atol=1e-6)
+                       for c in idx.chunk_ids])
+    for query in ("order total discount", "订单 表", "nothing-here-at-all"):
+        qvec = np.asarray(embedder.embed([query])[0])
+        exact = (full @ qvec)[idx.rows_chunk]
+        got = vectors.cosine_rows(idx, qvec)
+        assert np.allclose(got, exact, atol=1e-9) and exact.max() > 0.1
+    dense = np.full(256, 1 / 16)  # every slot: every posting counts
+    assert np.allclose(vectors.cosine_rows(idx, dense), (full @ dense)[idx.rows_chunk], atol=1e-9)
+    # an overlay built in memory scores as the saved base does
+    memory = load_chunks(ctx.conn, part.blob_ids, "hash-t1-256")
+    assert np.array_equal(memory.slots, part.slots) and np.array_equal(memory.norms, part.norms)
 
 
-def test_a_base_of_the_float32_format_is_rebuilt(session, genesis_env: Path) -> None:
+def test_a_base_of_an_older_format_is_rebuilt(session, genesis_env: Path) -> None:
     ctx, sid = session
     session_index(ctx.conn, sid, "hash-t1-256")
     clear_memory()
     file = genesis_env / "search" / f"{sid}.idx"
     meta, data = arrayfile.load(file)
     old = {k: np.array(v) for k, v in data.items()}
-    old["emb_t"] = old["emb_t"].astype(np.float32)
-    arrayfile.save(file, old, {**meta, "format": 2})  # type: ignore[arg-type]
+    arrayfile.save(file, old, {**meta, "format": 3})  # type: ignore[arg-type]
     assert si.read_base(file) is None
     idx = session_index(open_context().conn, sid, "hash-t1-256")
     assert idx.rebuilt and arrayfile.load(file)[0]["format"] == si.CACHE_FORMAT

@@ -380,7 +380,7 @@ def test_a_new_hashing_dimension_derives_new_vectors(shop: Path) -> None:
     res = search(ctx, sid, "order table", SearchOptions())
     assert res.mode == "hybrid" and res.hits and res.warnings == []
     idx = session_index(ctx.conn, sid, "hash-t1-64")
-    assert idx.chunk_parts[0].emb_t.shape == (64, idx.chunk_parts[0].n)
+    assert idx.chunk_parts[0].hashed == 64 and idx.chunk_parts[0].dim == 64
     with pytest.raises(VectorUnavailable, match="embedded with 64 dimensions but the embedder "
                                                 "gives 256"):
         cosine_rows(idx, np.ones(256, dtype=np.float32) / 16)

@@ -61,6 +61,40 @@ def test_hybrid_search_with_a_real_endpoint(shop: Path) -> None:
     assert embedders == {"openai-mini"}
 
 
+def test_stored_vectors_are_float16_and_score_as_float32_would(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from genesis_git.db.blobs import chunk_details
+    from genesis_git.embed import HashingEmbedder
+    from genesis_git.index.cache import chunk_texts
+    from genesis_git.retrieve import vectors
+    from genesis_git.retrieve.session_index import session_index
+
+    with running(dim=48) as server:
+        configure(shop, server.base_url)
+        ctx = open_context()
+        sid = ensure_session(ctx)
+    idx = session_index(ctx.conn, sid, "openai-mini")
+    part = idx.chunk_parts[0]
+    assert part.emb_t.dtype == np.float16 and part.emb_t.shape == (48, part.n) and not part.hashed
+    rows = {r[0]: r for r in chunk_details(ctx.conn, [int(c) for c in idx.chunk_ids])}
+    texts = chunk_texts(ctx.conn, {r[1] for r in rows.values()})
+    reference = HashingEmbedder(48)  # what the server embeds with, in float64
+    full = np.asarray(reference.embed([texts[rows[int(c)][1]][rows[int(c)][2]]
+                                       for c in idx.chunk_ids]))
+    qvec = np.asarray(reference.embed(["order create discount"])[0], dtype=np.float32)
+    exact = (full @ qvec)[idx.rows_chunk]
+    got = vectors.cosine_rows(idx, qvec)
+    assert np.abs(got - exact).max() < 2e-3 and exact.max() > 0.1
+    monkeypatch.setattr(vectors, "BLOCK", 2)  # blocks give the same numbers
+    assert np.array_equal(vectors.cosine_rows(idx, qvec), got)
+    sparse = np.zeros_like(qvec)
+    sparse[:3] = qvec[:3]
+    whole = (part.emb_t.astype(np.float32).T @ sparse)[idx.rows_chunk]
+    assert np.allclose(vectors.cosine_rows(idx, sparse), whole, atol=1e-6)
+
+
 def test_endpoint_down_falls_back_to_lexical_with_a_warning(shop: Path) -> None:
     with running(dim=48) as server:
         configure(shop, server.base_url)

@@ -185,6 +185,16 @@ def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int], part_size: in
     return total
 
 
+def chunks_per_blob(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> dict[int, int]:
+    """``n_chunks`` of each blob of ``blob_ids``."""
+    out: dict[int, int] = {}
+    for part in _parts_of(blob_ids, _PART):
+        marks = ",".join("?" * len(part))
+        out.update((r[0], r[1]) for r in _plain(conn).execute(
+            f"SELECT id, n_chunks FROM rag_blob_cache WHERE id IN ({marks})", part))
+    return out
+
+
 def chunk_lines(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
     """``(blob_id, start_line, end_line, kind, symbol, section)`` of every chunk of
     ``blob_ids``, in blob and chunk order."""

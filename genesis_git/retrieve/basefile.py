@@ -4,7 +4,7 @@ The base is the chunk index of the blobs the session maps
 (:class:`~genesis_git.retrieve.basebuild.ChunkSet`) and the index of its
 paths (:class:`PathSet`), saved with :mod:`genesis_git.retrieve.arrayfile`
 (memory-mapped when read).  :func:`stream_base` builds it batch by batch
-straight into the file (:mod:`genesis_git.retrieve.basebuild`);
+straight into the file (:mod:`genesis_git.retrieve.basestream`);
 :func:`save_base` writes a base built in memory, byte for byte the same file.
 A file of another format or tokenizer is not read (:func:`read_base`), so it
 is rebuilt.
@@ -19,12 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from genesis_git.retrieve import arrayfile, basebuild
+from genesis_git.embed import hashing_dim
+from genesis_git.retrieve import arrayfile, basebuild, basestream
 from genesis_git.retrieve.basebuild import ChunkSet
 from genesis_git.retrieve.termindex import TermIndex
 from genesis_git.text import TOKENIZER_VERSION, tokenize
 
-CACHE_FORMAT = 4  # 3: unit vectors as float16; 4: built from the blobs' packs
+CACHE_FORMAT = 4  # 3: unit vectors as float16; 4: built from packs, hashed vectors derived
 _BASES: dict[str, tuple[tuple[int, int], Base]] = {}
 
 
@@ -68,18 +69,19 @@ def _decode_paths(raw: np.ndarray) -> list[str]:
     return raw.tobytes().decode("utf-8", "surrogateescape").split("\0")
 
 
-def _meta(embedder: str, n_paths: int) -> dict[str, Any]:
+def _meta(embedder: str, n_paths: int, hashed: int) -> dict[str, Any]:
     return {"format": CACHE_FORMAT, "tokenizer": TOKENIZER_VERSION, "embedder": embedder,
-            "n_paths": n_paths}
+            "n_paths": n_paths, "hashed": hashed}
 
 
 def save_base(path: Path, base: Base) -> None:
     """Write the base atomically (a temporary file renamed over the old one)."""
-    meta = _meta(base.embedder, len(base.paths.paths))
+    meta = _meta(base.embedder, len(base.paths.paths), base.chunks.hashed)
     arrays: dict[str, np.ndarray] = {
         "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
         "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start,
         "emb_t": base.chunks.emb_t, "blob_stamp": base.chunks.blob_stamp,
+        "slots": base.chunks.slots, "norms": base.chunks.norms,
         "paths": _encode_paths(base.paths.paths),
         **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
     }
@@ -98,19 +100,21 @@ def stream_base(conn: sqlite3.Connection, path: Path, embedder: str, blobs: np.n
     stamp_of = np.zeros(blob_ids.shape[0], dtype=np.uint32)
     if blobs.shape[0]:
         stamp_of[np.searchsorted(blob_ids, blobs)] = stamps
-    folder = basebuild.spill_folder(path)
+    folder = basestream.spill_folder(path)
     try:
-        built = basebuild.stream_chunks(conn, blob_ids, embedder, folder)
+        built = basestream.stream_chunks(conn, blob_ids, embedder, folder)
         pathset = PathSet.build(paths)
         arrays: dict[str, np.ndarray | arrayfile.Spilled] = {
             "blob_ids": built.blob_ids, "blob_ptr": built.blob_ptr,
             "chunk_ids": built.chunk_ids, "start": built.start, "emb_t": built.emb_t,
-            "blob_stamp": stamp_of, "paths": _encode_paths(pathset.paths),
+            "blob_stamp": stamp_of, "slots": built.slots, "norms": built.norms,
+            "paths": _encode_paths(pathset.paths),
             **{f"c_{k}": v for k, v in built.content.items()}, **pathset.index.arrays("p_"),
         }
-        arrayfile.save(path, arrays, _meta(embedder, len(pathset.paths)))
+        arrayfile.save(path, arrays, _meta(embedder, len(pathset.paths),
+                                           hashing_dim(embedder) or 0))
     finally:
-        basebuild.remove(folder)
+        basestream.remove(folder)
     return read_base(path)
 
 
@@ -130,7 +134,7 @@ def read_base(path: Path) -> Base | None:
             return None
         chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
                           data["start"], TermIndex.from_arrays(data, "c_"), data["emb_t"],
-                          data["blob_stamp"])
+                          data["blob_stamp"], data["slots"], data["norms"], int(meta["hashed"]))
         paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None

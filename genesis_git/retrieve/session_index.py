@@ -243,7 +243,7 @@ def _combine(conn: sqlite3.Connection, session_id: str, embedder: str, base: Bas
         if not force and (overlay.n > OVERLAY_MAX or overlay.n > base.chunks.n // 4 + 200):
             return None
         if (not force and overlay.n and base.chunks.n
-                and overlay.emb_t.shape[0] != base.chunks.emb_t.shape[0]):
+                and overlay.dim != base.chunks.dim):
             return None  # the embedder changed: the base is of no more use
         _, o_first, o_count, o_pos = overlay.locate(blobs)
         first = np.where(known, first, o_first + base.chunks.n)

@@ -1,9 +1,17 @@
 """Exact cosine similarity between the query and every chunk the session maps.
 
-Chunk embeddings are read once per session state into a float16 matrix of
-unit vectors (:mod:`genesis_git.retrieve.session_index`), so a query costs
-one matrix-vector product per part, widened to float32 a block of chunks at
-a time: exact top-k over the stored vectors, no approximate index.  A chunk shared by several paths is scored once.
+The hashing embedder's vectors are never stored: a chunk's vector is the sum,
+over its terms, of ``±(1 + log tf)`` in the term's slot, scaled to unit
+length.  So its cosine with a query is a sum over the postings of the terms
+whose slot the query uses, divided by the chunk's vector length; the base
+keeps each term's slot and each chunk's length (:mod:`~genesis_git.retrieve.basebuild`),
+and a query reads the postings of a few slots' terms.  The numbers are those
+of the vectors themselves, in float64.
+
+Any other embedder's vectors are stored as float16 unit vectors, one row per
+dimension, so a query costs one matrix-vector product per part, widened to
+float32 a block of chunks at a time.  Either way the top-k is exact, with no
+approximate index, and a chunk shared by several paths is scored once.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import numpy as np
 
 from genesis_git.embed import Embedder, HashingEmbedder
 from genesis_git.errors import GenesisError
+from genesis_git.retrieve.basebuild import ChunkSet
 from genesis_git.retrieve.session_index import SessionIndex
 from genesis_git.text import QueryTerm
 
@@ -60,11 +69,33 @@ def _dot(qvec: np.ndarray, emb_t: np.ndarray, nz: np.ndarray | None) -> np.ndarr
     return out
 
 
+def _hashed(qvec: np.ndarray, part: ChunkSet) -> np.ndarray:
+    """``qvec`` against the hashed vectors of ``part``, from the postings of the terms whose
+    slot the query uses."""
+    out = np.zeros(part.n, dtype=np.float64)
+    cols = np.abs(part.slots) - 1
+    terms = np.flatnonzero(qvec[cols] != 0) if cols.shape[0] else cols
+    if terms.shape[0] == 0:
+        return out
+    ptr = part.content.ptr
+    lo, counts = ptr[terms], ptr[terms + 1] - ptr[terms]
+    total = int(counts.sum())
+    if total == 0:
+        return out
+    where = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(total)
+    weight = qvec[cols[terms]].astype(np.float64) * np.sign(part.slots[terms])
+    tf = part.content.tf[where].astype(np.float64)
+    out += np.bincount(part.content.docs[where], weights=np.repeat(weight, counts) *
+                       (1.0 + np.log(tf)), minlength=part.n)
+    norms = part.norms.astype(np.float64)
+    return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+
+
 def cosine_rows(idx: SessionIndex, qvec: np.ndarray) -> np.ndarray:
     """Cosine of every row's chunk with ``qvec`` (float64[R]).
 
-    Embeddings are stored one row per dimension, so a sparse (hashed) query
-    reads only the rows of its non-zero dimensions.
+    Stored embeddings are kept one row per dimension, so a sparse query reads
+    only the rows of its non-zero dimensions.
     """
     nz = np.flatnonzero(qvec)
     sims = []
@@ -72,7 +103,10 @@ def cosine_rows(idx: SessionIndex, qvec: np.ndarray) -> np.ndarray:
         if part.n == 0:
             sims.append(np.zeros(0, dtype=np.float64))
             continue
-        dim = part.emb_t.shape[0]
+        dim = part.dim
+        if part.hashed and dim == qvec.shape[0]:
+            sims.append(_hashed(qvec, part))
+            continue
         if dim == 0:
             raise VectorUnavailable("the session's chunks have no embeddings",
                                     hint="run `genesis session refresh`")
