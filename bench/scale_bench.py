@@ -26,7 +26,10 @@ newlines at its end, so that no two copies share a blob: identical files
 are indexed once by design, and the 5x run must pay for 5x the content.
 
 For each scale the bench runs the real console script with a fresh store
-(``GENESIS_HOME``) and reports, each with the child's peak RSS (``wait4``):
+(``GENESIS_HOME``) and reports, each with the child's peak RSS and its CPU
+seconds, user plus system, its own and those of the processes it waited for
+(``wait4``; on a shared machine the CPU seconds say what the wall seconds
+cannot):
 
 * ``genesis --version`` (the floor every command pays: Python + imports);
 * cold ``session start`` (empty store; the background build of the search
@@ -34,7 +37,8 @@ For each scale the bench runs the real console script with a fresh store
 * resume: ``session start`` again with nothing changed;
 * the first ``search`` (builds and saves the session's search base);
 * later ``search`` (median of the queries);
-* ``impact`` (each call a fresh process, median of the requirements);
+* ``impact`` (each call a fresh process): the first call on the store, and
+  the median of the requirements;
 * with the background build on: ``session start`` then a ``search`` at once,
   and the seconds until the background base is ready;
 * the store on disk (database, WAL, search bases) against the indexed text.
@@ -149,8 +153,9 @@ def build_repo(dest: Path, copies: int, clones: dict[str, Path], rev: str | None
     return dest
 
 
-def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, bytes]:
-    """Wall seconds, peak RSS in MB (the child and what it waited for) and stdout."""
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, bytes, float]:
+    """Wall seconds, peak RSS in MB (the child and what it waited for), stdout and CPU seconds
+    (user + system, the child and what it waited for)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
@@ -168,7 +173,7 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, b
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): "
                          f"{err[0].decode(errors='replace')[-2000:]}")
-    return secs, usage.ru_maxrss / 1024, out[0]
+    return secs, usage.ru_maxrss / 1024, out[0], usage.ru_utime + usage.ru_stime
 
 
 def store_bytes(home: Path) -> dict[str, int]:
@@ -220,9 +225,12 @@ def bench_scale(repo: Path, runs: int) -> dict[str, object]:
     env["GENESIS_HOME"] = str(home)
     env["GENESIS_SEARCH_PREBUILD_CHUNKS"] = "0"
     res: dict[str, object] = {}
+    cpu: dict[str, float] = {}
+    res["cpu"] = cpu
     version = [run([*GENESIS, "--version"], repo, env) for _ in range(max(3, runs))]
     res["version"] = (statistics.median(v[0] for v in version),
                       statistics.median(v[1] for v in version))
+    cpu["version"] = statistics.median(v[3] for v in version)
     t0 = time.perf_counter()
     for _ in range(3):
         git("status", "--porcelain", cwd=repo)
@@ -230,16 +238,23 @@ def bench_scale(repo: Path, runs: int) -> dict[str, object]:
     res["git"] = ((time.perf_counter() - t0) / 3, 0.0)
     files = git("ls-files", "-z", cwd=repo).stdout.count(b"\0")
     res["tracked_files"] = files
-    secs, rss, _ = run([*GENESIS, "session", "start"], repo, env)
-    res["cold"] = (secs, rss)
+    cold = run([*GENESIS, "session", "start"], repo, env)
+    res["cold"] = cold[:2]
+    cpu["cold"] = cold[3]
     resume = [run([*GENESIS, "session", "start"], repo, env) for _ in range(runs)]
     res["resume"] = (statistics.median(r[0] for r in resume), max(r[1] for r in resume))
+    cpu["resume"] = statistics.median(r[3] for r in resume)
     first = run([*GENESIS, "search", SEARCHES[0]], repo, env)
     res["first_search"] = first[:2]
+    cpu["first_search"] = first[3]
     later = [run([*GENESIS, "search", q], repo, env) for q in SEARCHES[1:]]
     res["search"] = (statistics.median(r[0] for r in later), max(r[1] for r in later))
+    cpu["search"] = statistics.median(r[3] for r in later)
     impacts = [run([*GENESIS, "impact", "--json", q], repo, env) for q in IMPACTS[:max(2, runs)]]
+    res["first_impact"] = impacts[0][:2]
+    cpu["first_impact"] = impacts[0][3]
     res["impact"] = (statistics.median(r[0] for r in impacts), max(r[1] for r in impacts))
+    cpu["impact"] = statistics.median(r[3] for r in impacts)
     res["impact_all"] = [round(r[0], 2) for r in impacts]
     res["impact_top"] = [[f["path"] for f in json.loads(r[2])["files"][:3]] for r in impacts]
     res["store"] = store_bytes(home)
@@ -250,7 +265,10 @@ def bench_scale(repo: Path, runs: int) -> dict[str, object]:
     env.pop("GENESIS_SEARCH_PREBUILD_CHUNKS")
     start = run([*GENESIS, "session", "start"], repo, env)
     res["bg_start"] = start[:2]
-    res["bg_search"] = run([*GENESIS, "search", SEARCHES[1]], repo, env)[:2]
+    cpu["bg_start"] = start[3]
+    after = run([*GENESIS, "search", SEARCHES[1]], repo, env)
+    res["bg_search"] = after[:2]
+    cpu["bg_search"] = after[3]
     res["bg_ready"] = wait_base(home, 600)
     res["bg_store"] = store_bytes(home)
     shutil.rmtree(home)
@@ -260,20 +278,24 @@ def bench_scale(repo: Path, runs: int) -> dict[str, object]:
 def report(rows: dict[int, dict[str, object]]) -> None:
     scales = sorted(rows)
     print(f"machine: {os.cpu_count()} cores; load at the end {os.getloadavg()[0]:.2f}")
-    head = "| step | " + " | ".join(f"{s}×: s | MB | × `--version` s / MB" for s in scales) + " |"
+    head = "| step | " + " | ".join(f"{s}×: s | CPU s | MB | × `--version` s / MB"
+                                     for s in scales) + " |"
     print(head)
-    print("|---|" + "---|---|---|" * len(scales))
+    print("|---|" + "---|---|---|---|" * len(scales))
     names = [("version", "`genesis --version`"), ("cold", "cold `session start`"),
              ("resume", "resume (`session start`, nothing changed)"),
              ("first_search", "first `search` (builds the base)"), ("search", "later `search`"),
-             ("impact", "`impact` (each call)"), ("bg_start", "`session start`, background base on"),
+             ("first_impact", "first `impact` on the store"),
+             ("impact", "`impact` (median of the calls)"),
+             ("bg_start", "`session start`, background base on"),
              ("bg_search", "`search` right after it")]
     for key, label in names:
         cells = []
         for s in scales:
             secs, mb = rows[s][key]  # type: ignore[misc]
             vs, vm = rows[s]["version"]  # type: ignore[misc]
-            cells.append(f"{secs:.2f} | {mb:.0f} | {secs / vs:.1f}× / {mb / vm:.1f}×")
+            used = rows[s]["cpu"][key]  # type: ignore[index]
+            cells.append(f"{secs:.2f} | {used:.2f} | {mb:.0f} | {secs / vs:.1f}× / {mb / vm:.1f}×")
         print(f"| {label} | " + " | ".join(cells) + " |")
     for s in scales:
         r = rows[s]
