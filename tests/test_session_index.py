@@ -507,6 +507,31 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
     assert not background.build(str(repo), session_id)  # an ended session gets no base
 
 
+def test_the_background_build_lets_go_once_the_base_is_saved(repo: Path, genesis_env: Path,
+                                                             monkeypatch) -> None:
+    """A search waits for the base only: the facts of an older cache's blobs come after."""
+    from genesis_git import background
+    from genesis_git.db.connect import search_base_path
+    from genesis_git.impact import facts
+
+    session_id = start_json()["session"]
+    ctx = open_context()
+    ctx.conn.execute("DELETE FROM rag_blob_facts")  # as a store of an older version holds them
+    base = search_base_path(ctx.conn, session_id)
+    assert base is not None and not base.exists()
+    steps: list[object] = []
+    real = facts.ensure
+
+    def ensuring(conn, blob_ids):  # type: ignore[no-untyped-def]
+        steps.append("facts")
+        return real(conn, blob_ids)
+
+    monkeypatch.setattr(background.facts, "ensure", ensuring)
+    assert background.build(str(repo), session_id, lambda: steps.append(("built", base.exists())))
+    assert steps == [("built", True), "facts"]
+    assert ctx.conn.execute("SELECT COUNT(*) FROM rag_blob_facts").fetchone()[0] >= 3
+
+
 def test_one_background_build_per_session_at_a_time(tmp_path: Path) -> None:
     from genesis_git import locks
     from genesis_git.retrieve import prebuild

@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from genesis_git.db import connect as connect_mod
 from genesis_git.db.connect import connect
 from genesis_git.embed import HashingEmbedder
 from genesis_git.impact.agent import ImpactAgent
 from genesis_git.index import packs
-from genesis_git.index.cache import pack_unpacked, read_packs
+from genesis_git.index.cache import gc, pack_unpacked, read_packs
 from genesis_git.retrieve.engine import search
 from genesis_git.retrieve.results import SearchOptions
 from genesis_git.retrieve.session_index import clear_memory
@@ -124,8 +125,8 @@ def _results(ctx, sid: str) -> list[list[tuple[str, int, float, str]]]:  # type:
     return out
 
 
-def test_a_store_of_the_previous_schema_is_read_and_packed_in_place(shop: Path,
-                                                                    genesis_env: Path) -> None:
+def test_a_store_of_the_previous_schema_is_read_and_packed_in_place(
+        shop: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = open_context()
     sid = ensure_session(ctx)
     fresh = _results(ctx, sid)
@@ -147,6 +148,15 @@ def test_a_store_of_the_previous_schema_is_read_and_packed_in_place(shop: Path,
     assert ctx.conn.execute("SELECT COUNT(*) FROM rag_chunk_cache WHERE text != '' OR tokens != '' "
                             "OR embedding IS NOT NULL").fetchone()[0] == 0  # nothing chunked again
     assert ctx.conn.execute("SELECT COUNT(*) FROM rag_blob_facts").fetchone()[0] > 10
+    # the emptied rows gave their pages back; `cache gc` returns them to the file system
+    free = ctx.conn.execute("PRAGMA freelist_count").fetchone()[0]
+    assert free > 0
+    assert gc(ctx.conn, ctx.repo, ctx.config)["bytes_reclaimed"] == 0  # under a quarter
+    monkeypatch.setattr(connect_mod, "FREE_SHARE", 0.05)
+    report = gc(ctx.conn, ctx.repo, ctx.config)
+    assert report["blobs_removed"] == 0 and report["bytes_reclaimed"] >= free * 16384
+    assert ctx.conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert _results(ctx, sid) == fresh
 
 
 def test_an_old_blob_of_another_embedder_keeps_its_vectors(tmp_path: Path) -> None:

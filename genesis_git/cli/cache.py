@@ -37,7 +37,10 @@ def gc(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report what would go.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Remove cached blobs that no session maps and HEAD does not hold, and old search bases."""
+    """Remove cached blobs that no session maps and HEAD does not hold, and old search bases.
+
+    The store then gives its free space back when that is more than a quarter of the file.
+    """
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
@@ -47,4 +50,6 @@ def gc(
         return
     verb = "would remove" if dry_run else "removed"
     echo(f"{verb} {r['blobs_removed']} blobs ({r['chunks_removed']} chunks) and "
-         f"{r['search_bases_removed']} search bases; {r['blobs_kept']} blobs kept")
+         f"{r['search_bases_removed']} search bases; {r['blobs_kept']} blobs kept"
+         + (f"; the store gave back {r['bytes_reclaimed'] / 1e6:.1f} MB"
+            if r["bytes_reclaimed"] else ""))

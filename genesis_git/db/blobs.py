@@ -246,16 +246,28 @@ def legacy_chunks(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> Iterator
 def store_packs(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, bytes, bytes, Any]]
                 ) -> None:
     """Store ``(blob_id, format, texts, terms, vectors)`` of blobs packed after they were cached,
-    and empty what their chunk rows held instead, in one transaction (a blob removed
-    meanwhile takes no packs)."""
+    and rewrite their chunk rows without what the packs now hold, in one transaction (a
+    blob removed meanwhile takes no packs).
+
+    The chunk rows are deleted and written again, under the same ids, rather than
+    updated: a row that shrinks in place keeps its page, a deleted one gives its page
+    back for the packs and whatever comes next.
+    """
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.executemany(
             "INSERT OR REPLACE INTO rag_blob_content(blob_id, format, texts, terms, vectors) "
             "SELECT id, ?, ?, ?, ? FROM rag_blob_cache WHERE id=?",
             [(f, t, k, v, b) for b, f, t, k, v in rows])
-        conn.executemany("UPDATE rag_chunk_cache SET text='', tokens='', embedding=NULL "
-                         "WHERE blob_id=?", [(r[0],) for r in rows])
+        for part in _parts_of([r[0] for r in rows], _PART):
+            marks = ",".join("?" * len(part))
+            kept = _plain(conn).execute(
+                "SELECT id, blob_id, ord, start_line, end_line, section, symbol, kind "
+                f"FROM rag_chunk_cache WHERE blob_id IN ({marks})", part).fetchall()
+            conn.execute(f"DELETE FROM rag_chunk_cache WHERE blob_id IN ({marks})", part)
+            conn.executemany(
+                "INSERT INTO rag_chunk_cache(id, blob_id, ord, start_line, end_line, section, "
+                "symbol, kind, text, tokens) VALUES (?,?,?,?,?,?,?,?,'','')", kept)
     except BaseException:
         conn.execute("ROLLBACK")
         raise

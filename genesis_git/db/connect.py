@@ -15,7 +15,7 @@ from genesis_git.db.migrations import migrate
 from genesis_git.errors import StoreError, store_error
 from genesis_git.repo import Repo
 
-__all__ = ["DB_NAME", "LOG_NAME", "PAGE_SIZE", "SEARCH_DIR", "busy_timeout_ms", "connect",
+__all__ = ["DB_NAME", "LOG_NAME", "PAGE_SIZE", "SEARCH_DIR", "busy_timeout_ms", "compact", "connect",
            "search_base_path", "store_dir", "store_file", "store_path", "transaction"]
 
 
@@ -64,6 +64,26 @@ def checkpoint(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.Error:  # pragma: no cover - busy readers: the next checkpoint does it
         pass
+
+
+FREE_SHARE = 0.25  # the share of free pages from which ``compact`` gives them back
+
+
+def compact(conn: sqlite3.Connection, share: float | None = None) -> int:
+    """Give the store's free pages back to the file system (``VACUUM``) when they are more than
+    ``share`` of it (:data:`FREE_SHARE`); the bytes given back.
+
+    Freed pages are reused by later writes, so the file only shrinks this way:
+    after a large ``cache gc``, or after an older store's blobs were packed.
+    """
+    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+    if pages == 0 or free <= (FREE_SHARE if share is None else share) * pages:
+        return 0
+    conn.execute("VACUUM")
+    checkpoint(conn)
+    return (pages - int(conn.execute("PRAGMA page_count").fetchone()[0])) * page
 
 
 def connect(path: Path | str, *, create: bool = True, readonly: bool = False) -> sqlite3.Connection:

@@ -21,7 +21,7 @@ from typing import Any
 
 from genesis_git.config import DEFAULTS, Config
 from genesis_git.db import blobs
-from genesis_git.db.connect import SEARCH_DIR, store_path, transaction
+from genesis_git.db.connect import SEARCH_DIR, compact, store_path, transaction
 from genesis_git.embed import embedder_from_config, embedder_id, hashing_dim
 from genesis_git.index import chunk, packs
 from genesis_git.repo import Repo
@@ -142,7 +142,8 @@ def _search_bases(repo: Repo) -> list[Path]:
 def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
        dry_run: bool = False) -> dict[str, Any]:
     """Remove cached blobs that no session maps and HEAD does not hold (under the current
-    chunker and embedder), and the search bases of sessions that are no longer active."""
+    chunker and embedder), and the search bases of sessions that are no longer active;
+    then give the store's free pages back when they are more than a quarter of it."""
     head_shas: set[str] = set()
     if repo.head_sha():
         out = repo.git("ls-tree", "-r", "-z", "HEAD")
@@ -161,10 +162,12 @@ def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
                 blobs.delete(conn, [i for i, _ in doomed])
         for p in stale_bases:
             p.unlink(missing_ok=True)
+    reclaimed = 0 if dry_run else compact(conn)
     return {
         "dry_run": dry_run,
         "blobs_removed": len(doomed),
         "chunks_removed": sum(n for _, n in doomed),
         "search_bases_removed": len(stale_bases),
         "blobs_kept": blobs.count(conn),
+        "bytes_reclaimed": reclaimed,
     }

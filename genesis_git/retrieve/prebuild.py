@@ -1,20 +1,20 @@
 """Build a session's search base in the background, so that the first search is quick.
 
-The same process prepares the blobs' impact facts (:mod:`genesis_git.impact.facts`),
-so that the first ``genesis impact`` reads them instead of every chunk's text.
-
-The first search of a session builds the base (the postings and vectors of
-every chunk the session maps) and saves it next to the store; on a large
-tree that takes seconds.  After ``genesis session start`` or ``refresh``
-indexed a large session that has no saved base yet, :func:`maybe_spawn`
-starts ``python -m genesis_git.retrieve.prebuild`` detached (its own process
-session, no terminal, output discarded) and returns at once.  The child
-builds and saves the base exactly as a search would; a search that comes
+The first search of a session builds the base (the postings of every chunk
+the session maps and what their vectors need) and saves it next to the
+store; on a large tree that takes seconds.  After ``genesis session start`` or
+``refresh`` indexed a large session that has no saved base yet,
+:func:`maybe_spawn` starts ``python -m genesis_git.background`` detached (its
+own process session, no terminal, output discarded) and returns at once.  The
+child builds and saves the base exactly as a search would; a search that comes
 first builds it itself, and the file is replaced atomically either way.  A
 lock (``<session>.building`` beside the base, :mod:`genesis_git.locks`), taken
-before the child starts and held by the child until it is done, keeps a
-second build of the same session from starting while one runs; a child that
-dies lets go of it.
+before the child starts and held by the child until the base is saved, keeps a
+second build of the same session from starting while one runs, and a search
+that finds it held waits for the base (:func:`wait_running`); a child that
+dies lets go of it.  (The child then prepares the impact facts of blobs that
+an older version cached without them: a blob chunked now got them where it
+was chunked.)
 
 ``search.prebuild_chunks`` sets the size from which it is worth it (0 never).
 """
