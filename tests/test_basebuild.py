@@ -111,6 +111,45 @@ def test_a_spilled_array_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "x.idx").exists() and not list(tmp_path.glob("*.tmp"))
 
 
+@pytest.mark.parametrize("gap", [0, 64, 1 << 20])
+def test_ranges_are_read_from_the_file_as_the_map_holds_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gap: int) -> None:
+    rng = np.random.default_rng(7)
+    docs = rng.integers(0, 1 << 30, 50_000).astype(np.int32)
+    tf = rng.integers(1, 9, 50_000).astype(np.uint16)
+    file = tmp_path / "a.idx"
+    arrayfile.save(file, {"pad": np.zeros(3, dtype=np.int8), "docs": docs, "tf": tf}, {"x": 1})
+    meta, data = arrayfile.load(file)
+    assert meta["x"] == 1 and set(meta["positions"]) == {"pad", "docs", "tf"}
+    monkeypatch.setattr(arrayfile, "GAP", gap)
+    starts = np.sort(rng.choice(49_000, 300, replace=False))
+    counts = np.minimum(rng.integers(0, 40, 300), np.diff(np.append(starts, 50_000)))
+    expected = np.concatenate([docs[a:a + n] for a, n in zip(starts, counts, strict=True)])
+    got = arrayfile.read_ranges(file, meta["positions"]["docs"], np.dtype(np.int32), starts,
+                                counts)
+    assert got.dtype == np.int32 and np.array_equal(got, expected)
+    got = arrayfile.read_ranges(file, meta["positions"]["tf"], np.dtype(np.uint16), starts,
+                                counts)
+    assert np.array_equal(got, np.concatenate([tf[a:a + n] for a, n in
+                                               zip(starts, counts, strict=True)]))
+    empty = arrayfile.read_ranges(file, 0, np.dtype(np.int32), starts[:3], np.zeros(3, int))
+    assert empty.shape == (0,)
+
+
+def test_a_saved_index_reads_many_postings_from_its_file(session) -> None:
+    ctx, sid = session
+    part = session_index(ctx.conn, sid, "hash-t1-256").chunk_parts[0]
+    assert part.content.source is not None  # the base was read from its file
+    terms = np.arange(0, part.content.hashes.shape[0], 3)
+    docs, tf, counts = part.content.gather(terms)
+    memory = basebuild.TermIndex(part.content.hashes, part.content.ptr, np.array(part.content.docs),
+                                 np.array(part.content.tf), part.content.dl)
+    assert memory.source is None
+    d2, t2, c2 = memory.gather(terms)
+    assert docs.shape[0] > 100 and np.array_equal(docs, d2) and np.array_equal(tf, t2)
+    assert np.array_equal(counts, c2)
+
+
 def test_a_search_waits_for_the_running_background_build(session, genesis_env: Path) -> None:
     import threading
     import time

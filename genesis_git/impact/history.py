@@ -87,15 +87,14 @@ def _read_log(repo: Repo, head: str) -> History:
         hist.shas.append(sha.decode())
         hist.subjects.append(text.strip().split("\n", 1)[0][:120])
         hist.message_tokens.append(" ".join(tokenize(clean_requirement(text))))
-        current: list[int] = []
+        current: dict[int, None] = {}  # in order, each once: a commit may touch 50,000 files
         for path in commit.paths:
             idx = ids.get(path)
             if idx is None:
                 idx = ids[path] = len(files)
                 files.append(path)
-            if idx not in current:
-                current.append(idx)
-        hist.transactions.append(current)
+            current[idx] = None
+        hist.transactions.append(list(current))
     hist.changes = len(hist.transactions)
     return hist
 

@@ -74,7 +74,11 @@ def save(path: Path, arrays: dict[str, np.ndarray | Spilled], meta: dict[str, An
 
 
 def load(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """``(meta, arrays)``; raises ``ValueError`` for a file that is not one of ours."""
+    """``(meta, arrays)``; raises ``ValueError`` for a file that is not one of ours.
+
+    ``meta["positions"]`` gives where each array starts in the file, for
+    :func:`read_ranges`.
+    """
     with path.open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size < len(MAGIC) + 8:
@@ -88,6 +92,7 @@ def load(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     header = json.loads(mm[len(MAGIC) + 8:len(MAGIC) + 8 + hlen].decode("utf-8"))
     start = -(-(len(MAGIC) + 8 + hlen) // ALIGN) * ALIGN
     arrays: dict[str, np.ndarray] = {}
+    positions: dict[str, int] = {}
     for name, e in header["arrays"].items():
         dtype = np.dtype(e["dtype"])
         shape = tuple(int(x) for x in e["shape"])
@@ -96,4 +101,45 @@ def load(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         if pos + count * dtype.itemsize > size:
             raise ValueError(f"truncated array {name}")
         arrays[name] = np.frombuffer(mm, dtype=dtype, count=count, offset=pos).reshape(shape)
-    return header["meta"], arrays
+        positions[name] = pos
+    return {**header["meta"], "positions": positions}, arrays
+
+
+GAP = 2048  # bytes between two ranges that one read takes together
+
+
+def read_ranges(path: Path, position: int, dtype: np.dtype, starts: np.ndarray,
+                counts: np.ndarray) -> np.ndarray:
+    """The elements ``[starts[i], starts[i] + counts[i])`` of the array at ``position`` of the
+    file, in order, read with ``pread``; ``starts`` ascending, ranges apart.
+
+    Many small ranges spread over a large array are read rather than touched
+    through the map: the kernel maps the pages around every page a map
+    touches, so a few thousand ranges would bring most of the file into the
+    process's memory.
+    """
+    keep = counts > 0
+    starts, counts = starts[keep].astype(np.int64), counts[keep].astype(np.int64)
+    if starts.shape[0] == 0:
+        return np.zeros(0, dtype=dtype)
+    size = dtype.itemsize
+    ends = starts + counts
+    cuts = np.flatnonzero((starts[1:] - ends[:-1]) * size > GAP) + 1
+    first = np.concatenate(([0], cuts))
+    last = np.concatenate((cuts, [starts.shape[0]])) - 1
+    pieces: list[np.ndarray] = []
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for a, b in zip(first.tolist(), last.tolist(), strict=True):
+            lo, hi = int(starts[a]), int(ends[b])
+            raw = np.frombuffer(os.pread(fd, (hi - lo) * size, position + lo * size), dtype=dtype)
+            if a == b:
+                pieces.append(raw)
+                continue
+            n = counts[a:b + 1]
+            offsets = starts[a:b + 1] - lo
+            inner = np.repeat(offsets - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+            pieces.append(raw[inner])
+    finally:
+        os.close(fd)
+    return np.concatenate(pieces)

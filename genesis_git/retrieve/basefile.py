@@ -133,7 +133,9 @@ def read_base(path: Path) -> Base | None:
         if meta.get("format") != CACHE_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
             return None
         chunks = ChunkSet(data["blob_ids"], data["blob_ptr"], data["chunk_ids"],
-                          data["start"], TermIndex.from_arrays(data, "c_"), data["emb_t"],
+                          data["start"],
+                          TermIndex.from_arrays(data, "c_", (path, meta["positions"])),
+                          data["emb_t"],
                           data["blob_stamp"], data["slots"], data["norms"], int(meta["hashed"]))
         paths = PathSet(_decode_paths(data["paths"]), TermIndex.from_arrays(data, "p_"))
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):

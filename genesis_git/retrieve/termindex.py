@@ -18,10 +18,12 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 
 from genesis_git.bm25 import K1, B, idf, norm, term_score
+from genesis_git.retrieve.arrayfile import read_ranges
 
 _EMPTY_U64 = np.zeros(0, dtype=np.uint64)
 
@@ -46,6 +48,9 @@ class TermIndex:
     docs: np.ndarray  # int32[P]
     tf: np.ndarray  # uint16[P]
     dl: np.ndarray  # float32[D]: document lengths in tokens
+    # the file that holds ``docs`` and ``tf`` and where (a saved index): many terms' postings
+    # are read from it rather than through its map (:func:`arrayfile.read_ranges`)
+    source: tuple[Path, int, int] | None = None
 
     @property
     def n_docs(self) -> int:
@@ -90,14 +95,31 @@ class TermIndex:
         lo, hi = int(self.ptr[i]), int(self.ptr[i + 1])
         return self.docs[lo:hi], self.tf[lo:hi]
 
+    def gather(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(docs, tf, counts)``: the postings of the terms at positions ``terms`` (ascending),
+        one term after the other, and how many each has."""
+        lo = self.ptr[terms]
+        counts = self.ptr[terms + 1] - lo
+        if self.source is not None:
+            path, docs_at, tf_at = self.source
+            return (read_ranges(path, docs_at, self.docs.dtype, lo, counts),
+                    read_ranges(path, tf_at, self.tf.dtype, lo, counts), counts)
+        where = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        return self.docs[where], self.tf[where], counts
+
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         return {f"{prefix}hashes": self.hashes, f"{prefix}ptr": self.ptr,
                 f"{prefix}docs": self.docs, f"{prefix}tf": self.tf, f"{prefix}dl": self.dl}
 
     @classmethod
-    def from_arrays(cls, data: dict[str, np.ndarray], prefix: str) -> TermIndex:
+    def from_arrays(cls, data: dict[str, np.ndarray], prefix: str,
+                    file: tuple[Path, dict[str, int]] | None = None) -> TermIndex:
+        """The index of the arrays ``prefix*``; ``file`` is the array file that holds them and
+        where each array starts in it."""
+        source = None if file is None else (
+            file[0], file[1][f"{prefix}docs"], file[1][f"{prefix}tf"])
         return cls(data[f"{prefix}hashes"], data[f"{prefix}ptr"], data[f"{prefix}docs"],
-                   data[f"{prefix}tf"], data[f"{prefix}dl"])
+                   data[f"{prefix}tf"], data[f"{prefix}dl"], source)
 
 
 @dataclass

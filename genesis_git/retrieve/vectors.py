@@ -77,16 +77,12 @@ def _hashed(qvec: np.ndarray, part: ChunkSet) -> np.ndarray:
     terms = np.flatnonzero(qvec[cols] != 0) if cols.shape[0] else cols
     if terms.shape[0] == 0:
         return out
-    ptr = part.content.ptr
-    lo, counts = ptr[terms], ptr[terms + 1] - ptr[terms]
-    total = int(counts.sum())
-    if total == 0:
+    docs, tf, counts = part.content.gather(terms)
+    if docs.shape[0] == 0:
         return out
-    where = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(total)
     weight = qvec[cols[terms]].astype(np.float64) * np.sign(part.slots[terms])
-    tf = part.content.tf[where].astype(np.float64)
-    out += np.bincount(part.content.docs[where], weights=np.repeat(weight, counts) *
-                       (1.0 + np.log(tf)), minlength=part.n)
+    out += np.bincount(docs, weights=np.repeat(weight, counts) *
+                       (1.0 + np.log(tf.astype(np.float64))), minlength=part.n)
     norms = part.norms.astype(np.float64)
     return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
 
