@@ -160,7 +160,10 @@ def test_arrayfile_round_trip_and_errors(tmp_path: Path) -> None:
               "empty": np.zeros(0, dtype=np.uint16)}
     arrayfile.save(path, arrays, {"format": 1})
     meta, back = arrayfile.load(path)
-    assert meta == {"format": 1}
+    positions = meta.pop("positions")
+    assert meta == {"format": 1} and set(positions) == set(arrays)
+    raw = path.read_bytes()
+    assert raw[positions["ints"]:positions["ints"] + 40] == arrays["ints"].tobytes()
     assert back["ints"].tolist() == [0, 1, 2, 3, 4]
     assert back["mat"].shape == (2, 3) and back["empty"].shape == (0,)
     assert not back["ints"].flags.writeable

@@ -78,8 +78,6 @@ def _hashed(qvec: np.ndarray, part: ChunkSet) -> np.ndarray:
     if terms.shape[0] == 0:
         return out
     docs, tf, counts = part.content.gather(terms)
-    if docs.shape[0] == 0:
-        return out
     weight = qvec[cols[terms]].astype(np.float64) * np.sign(part.slots[terms])
     out += np.bincount(docs, weights=np.repeat(weight, counts) *
                        (1.0 + np.log(tf.astype(np.float64))), minlength=part.n)
