@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from genesis_git.db import blobs, sessionmap
 from genesis_git.index import packs
-from genesis_git.index.cache import chunk_texts, read_packs
+from genesis_git.index.cache import read_packs
 from genesis_git.index.classify import artifact_type, content_hint
 from genesis_git.text import tokenize
 
@@ -181,12 +181,13 @@ def _chunks(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> Iterator[tuple
     ids = sorted(blob_ids)
     for i in range(0, len(ids), 200):
         part = ids[i:i + 200]
-        texts = chunk_texts(conn, part)
+        packed = {bid: (packs.decode_texts(texts), packs.decode_terms(terms).token_lists())
+                  for bid, _, texts, terms in read_packs(conn, part, ("texts", "terms"))}
         seen: dict[int, int] = {}
         for bid, start, end, kind, symbol, section in blobs.chunk_lines(conn, part):
             n = seen[bid] = seen.get(bid, -1) + 1
-            text = texts[bid][n]
-            yield bid, ChunkDoc(start, end, text, tokenize(text), kind, symbol, section)
+            texts, tokens = packed[bid]
+            yield bid, ChunkDoc(start, end, texts[n], tokens[n], kind, symbol, section)
 
 
 def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextStats) -> Corpus:
