@@ -98,13 +98,18 @@ def ensure_record(conn: sqlite3.Connection, *, story_id: str, project_id: str,
     return False
 
 
+def _move_status(conn: sqlite3.Connection, story_id: str, old: str, new: str) -> bool:
+    """Status ``old`` becomes ``new`` (with its record); False when the story is not ``old``."""
+    cur = conn.execute("UPDATE story_records SET status=? WHERE story_id=? AND status=?",
+                       (new, story_id, old))
+    if cur.rowcount:
+        outbox.emit(conn, "story.status", {"status": new}, story_id=story_id)
+    return bool(cur.rowcount)
+
+
 def promote(conn: sqlite3.Connection, story_id: str) -> bool:
     """A ``draft`` story that gets a commit moves to ``in_progress``."""
-    cur = conn.execute("UPDATE story_records SET status='in_progress' "
-                       "WHERE story_id=? AND status='draft'", (story_id,))
-    if cur.rowcount:
-        outbox.emit(conn, "story.status", {"status": "in_progress"}, story_id=story_id)
-    return bool(cur.rowcount)
+    return _move_status(conn, story_id, "draft", "in_progress")
 
 
 def touch(conn: sqlite3.Connection, story_id: str, by: str | None = None) -> None:
@@ -200,11 +205,7 @@ def set_baseline(conn: sqlite3.Connection, story_id: str, sha: str | None) -> bo
 
 def set_draft(conn: sqlite3.Connection, story_id: str) -> bool:
     """An ``in_progress`` story whose commits all left goes back to ``draft``."""
-    cur = conn.execute("UPDATE story_records SET status='draft' WHERE story_id=? AND "
-                       "status='in_progress'", (story_id,))
-    if cur.rowcount:
-        outbox.emit(conn, "story.status", {"status": "draft"}, story_id=story_id)
-    return bool(cur.rowcount)
+    return _move_status(conn, story_id, "in_progress", "draft")
 
 
 _KEY_FIELDS = ("role", "doc_id", "path", "section", "change_type", "note_id")
