@@ -127,19 +127,16 @@ def read_ranges(path: Path, position: int, dtype: np.dtype, starts: np.ndarray,
     cuts = np.flatnonzero((starts[1:] - ends[:-1]) * size > GAP) + 1
     first = np.concatenate(([0], cuts))
     last = np.concatenate((cuts, [starts.shape[0]])) - 1
-    pieces: list[np.ndarray] = []
+    lows, highs = starts[first], ends[last]  # one read per cluster of near ranges
     fd = os.open(path, os.O_RDONLY)
     try:
-        for a, b in zip(first.tolist(), last.tolist(), strict=True):
-            lo, hi = int(starts[a]), int(ends[b])
-            raw = np.frombuffer(os.pread(fd, (hi - lo) * size, position + lo * size), dtype=dtype)
-            if a == b:
-                pieces.append(raw)
-                continue
-            n = counts[a:b + 1]
-            offsets = starts[a:b + 1] - lo
-            inner = np.repeat(offsets - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
-            pieces.append(raw[inner])
+        raw = b"".join([os.pread(fd, (hi - lo) * size, position + lo * size)
+                        for lo, hi in zip(lows.tolist(), highs.tolist(), strict=True)])
     finally:
         os.close(fd)
-    return np.concatenate(pieces)
+    got = np.frombuffer(raw, dtype=dtype)
+    # where each range starts in ``got``: its cluster's place plus its offset in the cluster
+    cluster = np.repeat(np.arange(first.shape[0]), last - first + 1)
+    placed = np.concatenate(([0], np.cumsum(highs - lows)[:-1]))
+    at = placed[cluster] + starts - lows[cluster]
+    return got[np.repeat(at - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))]
