@@ -137,6 +137,23 @@ def append_log(paths: Iterable[str | os.PathLike[str]], entry: str,
     return None
 
 
+class Transaction:
+    """One write transaction of the store: ``BEGIN IMMEDIATE`` (writers queue on the busy
+    timeout), ``COMMIT`` at the end, ``ROLLBACK`` when the block raises.  It lives here so
+    that the hooks' light modules and the full package write the same way."""
+
+    def __init__(self, conn: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> None:
+        self.conn = conn
+        self.begin = begin
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute(self.begin)
+        return self.conn
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
+
+
 # -- git log ----------------------------------------------------------------------------
 
 class LogCommit:

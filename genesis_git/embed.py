@@ -172,8 +172,9 @@ class OpenAIEmbedder:
                                hint="set embed.model to the endpoint's embedding model")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        url = base_url.strip().rstrip("/")
-        self.url = url if url.endswith("/embeddings") else url + "/embeddings"
+        from genesis_git.http import endpoint
+
+        self.url = endpoint(base_url, "/embeddings")
         self.model = model.strip()
         self.api_key = api_key or None
         self.timeout = float(timeout)

@@ -35,6 +35,13 @@ def _error_detail(exc: Any) -> str:
     return f": {message}" if message else ""
 
 
+def endpoint(base_url: str, path: str) -> str:
+    """The URL of ``path`` (``/embeddings``, ``/chat/completions``) under an API root such as
+    ``http://127.0.0.1:8080/v1``; a URL that already ends in ``path`` is used as it is."""
+    url = base_url.strip().rstrip("/")
+    return url if url.endswith(path) else url + path
+
+
 def post_json(url: str, payload: Any, *, api_key: str | None, timeout: float, what: str) -> Any:
     """POST ``payload`` as JSON and return the parsed answer; ``what`` names the endpoint."""
     import urllib.error

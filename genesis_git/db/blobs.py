@@ -13,6 +13,8 @@ standard library.
 
 from __future__ import annotations
 
+from genesis_git.base import Transaction
+
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
     import sqlite3
@@ -25,9 +27,10 @@ if TYPE_CHECKING:
 _PART = 500  # SHAs per IN (...) list
 
 
-def _parts(items: Sequence[str]) -> Iterable[Sequence[str]]:
-    for i in range(0, len(items), _PART):
-        yield items[i:i + _PART]
+def _parts(items: Sequence[Any], size: int = _PART) -> Iterator[Sequence[Any]]:
+    """``items`` in slices of ``size``, one per ``IN (...)`` list."""
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
 
 
 def known_blobs(conn: sqlite3.Connection, shas: Sequence[str]) -> set[str]:
@@ -137,20 +140,20 @@ def count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM rag_blob_cache").fetchone()[0])
 
 
-def _plain(conn: sqlite3.Connection) -> sqlite3.Cursor:
+def plain_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
     """A cursor that gives tuples (``sqlite3.Row`` costs a few ms per thousand rows)."""
     cur = conn.cursor()
     cur.row_factory = None
     return cur
 
 
-def chunk_rows(conn: sqlite3.Connection, blob_ids: Sequence[int], part_size: int = _PART
+def chunk_rows(conn: sqlite3.Connection, blob_ids: Sequence[int]
                ) -> Iterator[tuple[int, int, int]]:
     """``(id, blob_id, start_line)`` of the chunks of ``blob_ids`` (sorted), in blob and chunk
     order."""
-    for part in _parts_of(blob_ids, part_size):
+    for part in _parts(blob_ids):
         marks = ",".join("?" * len(part))
-        yield from _plain(conn).execute(
+        yield from plain_cursor(conn).execute(
             f"SELECT id, blob_id, start_line FROM rag_chunk_cache "
             f"WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part)
 
@@ -159,26 +162,26 @@ def blob_identities(conn: sqlite3.Connection, blob_ids: Sequence[int]
                     ) -> Iterator[tuple[int, str, str, str]]:
     """``(id, blob_sha, chunker_version, created_at)`` of ``blob_ids``: what tells a blob row
     from a later one that reuses its id."""
-    for part in _parts_of(blob_ids, _PART):
+    for part in _parts(blob_ids):
         marks = ",".join("?" * len(part))
-        yield from _plain(conn).execute(
+        yield from plain_cursor(conn).execute(
             f"SELECT id, blob_sha, chunker_version, created_at FROM rag_blob_cache "
             f"WHERE id IN ({marks})", part)
 
 
 def chunk_details(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
     """``(id, blob_id, ord, start_line, end_line, section, symbol, kind)`` of ``chunk_ids``."""
-    for part in _parts_of(chunk_ids, _PART):
+    for part in _parts(chunk_ids):
         marks = ",".join("?" * len(part))
-        yield from _plain(conn).execute(
+        yield from plain_cursor(conn).execute(
             "SELECT id, blob_id, ord, start_line, end_line, section, symbol, kind "
             f"FROM rag_chunk_cache WHERE id IN ({marks})", part)
 
 
-def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int], part_size: int = _PART) -> int:
+def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> int:
     """The chunks of ``blob_ids``."""
     total = 0
-    for part in _parts_of(blob_ids, part_size):
+    for part in _parts(blob_ids):
         marks = ",".join("?" * len(part))
         total += int(conn.execute(f"SELECT COUNT(*) FROM rag_chunk_cache WHERE blob_id IN ({marks})",
                                   part).fetchone()[0])
@@ -188,9 +191,9 @@ def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int], part_size: in
 def chunks_per_blob(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> dict[int, int]:
     """``n_chunks`` of each blob of ``blob_ids``."""
     out: dict[int, int] = {}
-    for part in _parts_of(blob_ids, _PART):
+    for part in _parts(blob_ids):
         marks = ",".join("?" * len(part))
-        out.update((r[0], r[1]) for r in _plain(conn).execute(
+        out.update((r[0], r[1]) for r in plain_cursor(conn).execute(
             f"SELECT id, n_chunks FROM rag_blob_cache WHERE id IN ({marks})", part))
     return out
 
@@ -198,9 +201,9 @@ def chunks_per_blob(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> dict[i
 def chunk_lines(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
     """``(blob_id, start_line, end_line, kind, symbol, section)`` of every chunk of
     ``blob_ids``, in blob and chunk order."""
-    for part in _parts_of(blob_ids, _PART):
+    for part in _parts(blob_ids):
         marks = ",".join("?" * len(part))
-        yield from _plain(conn).execute(
+        yield from plain_cursor(conn).execute(
             "SELECT blob_id, start_line, end_line, kind, symbol, section "
             f"FROM rag_chunk_cache WHERE blob_id IN ({marks}) ORDER BY blob_id, ord", part)
 
@@ -214,9 +217,9 @@ def packs(conn: sqlite3.Connection, blob_ids: Sequence[int], columns: Sequence[s
     in blob order; ``columns`` are among ``texts``, ``terms`` and ``vectors``."""
     wanted = ", ".join(f"c.{c}" for c in columns if c in _PACKS)
     assert len(wanted.split(", ")) == len(columns)
-    for part in _parts_of(blob_ids, part_size):
+    for part in _parts(blob_ids, part_size):
         marks = ",".join("?" * len(part))
-        yield from _plain(conn).execute(
+        yield from plain_cursor(conn).execute(
             f"SELECT c.blob_id, c.format, b.n_chunks, {wanted} FROM rag_blob_content c "
             f"JOIN rag_blob_cache b ON b.id = c.blob_id WHERE c.blob_id IN ({marks}) "
             "ORDER BY c.blob_id", part)
@@ -225,7 +228,7 @@ def packs(conn: sqlite3.Connection, blob_ids: Sequence[int], columns: Sequence[s
 def unpacked(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> list[int]:
     """The blobs of ``blob_ids`` with chunks but no packs (cached by an older version)."""
     out: list[int] = []
-    for part in _parts_of(sorted(set(blob_ids)), _PART):
+    for part in _parts(sorted(set(blob_ids))):
         marks = ",".join("?" * len(part))
         out.extend(r[0] for r in conn.execute(
             f"SELECT b.id FROM rag_blob_cache b WHERE b.id IN ({marks}) AND b.n_chunks > 0 "
@@ -237,7 +240,7 @@ def legacy_chunks(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> Iterator
     """``(blob_id, embedder_id, text, tokens, embedding)`` of every chunk of ``blob_ids`` (one
     batch) as an older version stored it, in blob and chunk order."""
     marks = ",".join("?" * len(blob_ids))
-    yield from _plain(conn).execute(
+    yield from plain_cursor(conn).execute(
         "SELECT c.blob_id, b.embedder_id, c.text, c.tokens, c.embedding FROM rag_chunk_cache c "
         f"JOIN rag_blob_cache b ON b.id = c.blob_id WHERE c.blob_id IN ({marks}) "
         "ORDER BY c.blob_id, c.ord", list(blob_ids))
@@ -253,25 +256,20 @@ def store_packs(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, bytes, 
     updated: a row that shrinks in place keeps its page, a deleted one gives its page
     back for the packs and whatever comes next.
     """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with Transaction(conn):
         conn.executemany(
             "INSERT OR REPLACE INTO rag_blob_content(blob_id, format, texts, terms, vectors) "
             "SELECT id, ?, ?, ?, ? FROM rag_blob_cache WHERE id=?",
             [(f, t, k, v, b) for b, f, t, k, v in rows])
-        for part in _parts_of([r[0] for r in rows], _PART):
+        for part in _parts([r[0] for r in rows]):
             marks = ",".join("?" * len(part))
-            kept = _plain(conn).execute(
+            kept = plain_cursor(conn).execute(
                 "SELECT id, blob_id, ord, start_line, end_line, section, symbol, kind "
                 f"FROM rag_chunk_cache WHERE blob_id IN ({marks})", part).fetchall()
             conn.execute(f"DELETE FROM rag_chunk_cache WHERE blob_id IN ({marks})", part)
             conn.executemany(
                 "INSERT INTO rag_chunk_cache(id, blob_id, ord, start_line, end_line, section, "
                 "symbol, kind, text, tokens) VALUES (?,?,?,?,?,?,?,?,'','')", kept)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def without_facts(conn: sqlite3.Connection, blob_ids: Sequence[int], version: int) -> list[int]:
@@ -286,16 +284,11 @@ def without_facts(conn: sqlite3.Connection, blob_ids: Sequence[int], version: in
 def write_facts(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, str]]) -> None:
     """Store ``(blob_id, version, facts)`` rows in one transaction; a blob removed meanwhile
     (``cache gc``) takes no facts."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with Transaction(conn):
         conn.executemany(
             "INSERT OR REPLACE INTO rag_blob_facts(blob_id, version, facts) "
             "SELECT id, ?, ? FROM rag_blob_cache WHERE id=?",
             [(v, f, b) for b, v, f in rows])
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def read_facts(conn: sqlite3.Connection, blob_ids: Sequence[int], version: int
@@ -305,8 +298,3 @@ def read_facts(conn: sqlite3.Connection, blob_ids: Sequence[int], version: int
     yield from conn.execute(
         f"SELECT blob_id, facts FROM rag_blob_facts WHERE version=? AND blob_id IN ({marks})",
         (version, *blob_ids))
-
-
-def _parts_of(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
-    for i in range(0, len(items), size):
-        yield items[i:i + size]

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from genesis_git import base
@@ -139,14 +137,6 @@ def _enable_wal(conn: sqlite3.Connection, path: str) -> None:
         time.sleep(0.05)  # pragma: no cover - only when another process holds the lock
 
 
-@contextmanager
-def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> base.Transaction:
     """One write transaction; ``BEGIN IMMEDIATE`` so that writers queue on the busy timeout."""
-    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    else:
-        conn.execute("COMMIT")
+    return base.Transaction(conn, "BEGIN IMMEDIATE" if immediate else "BEGIN")

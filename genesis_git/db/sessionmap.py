@@ -10,6 +10,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from genesis_git.db.blobs import plain_cursor
+
 MAP_COLUMNS = ("path", "blob_sha", "blob_id", "artifact_type", "doc_id", "doc_version", "owner",
                "system_component", "last_modified", "staleness_score", "dirty", "mtime_ns", "size")
 
@@ -82,16 +84,10 @@ def chunk_count(conn: sqlite3.Connection, session_id: str) -> int:
     return int(row[0])
 
 
-def _plain(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    cur = conn.cursor()
-    cur.row_factory = None
-    return cur
-
-
 def search_rows(conn: sqlite3.Connection, session_id: str) -> list[tuple[Any, ...]]:
     """``(path, blob_id, artifact_type, system_component, owner, staleness_score, blob_sha,
     chunker_version, created_at)`` of every path with a cached blob, in path order."""
-    return _plain(conn).execute(
+    return plain_cursor(conn).execute(
         "SELECT m.path, m.blob_id, m.artifact_type, m.system_component, m.owner, "
         "m.staleness_score, b.blob_sha, b.chunker_version, b.created_at "
         "FROM rag_session_chunk_map m JOIN rag_blob_cache b ON b.id = m.blob_id "

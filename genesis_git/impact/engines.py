@@ -90,8 +90,9 @@ class OpenAIEngine:
         if not model.strip():
             raise UsageError("engine openai needs impact.model",
                              hint="e.g. GENESIS_IMPACT_MODEL=gpt-4o-mini")
-        url = base_url.strip().rstrip("/")
-        self.url = url if url.endswith("/chat/completions") else url + "/chat/completions"
+        from genesis_git.http import endpoint
+
+        self.url = endpoint(base_url, "/chat/completions")
         self.model = model.strip()
         self.api_key = api_key or None
         self.timeout = _timeout(timeout)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from genesis_git.base import Transaction
 from genesis_git.db import kv
 from genesis_git.db.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
 from genesis_git.ledger import gitref as G
@@ -314,16 +315,11 @@ def mark_written(conn: sqlite3.Connection, ids: Sequence[str]) -> int:
     """Note that these records are in the ledger ref now; returns how many."""
     if not ids:
         return 0
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with Transaction(conn):
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
             conn.execute(f"UPDATE ledger_records SET in_ref=1 WHERE id IN "
                          f"({','.join('?' * len(part))})", part)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
     return len(ids)
 
 
@@ -362,17 +358,12 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
             continue
         found.extend(recs)
         known.add(sha)
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with Transaction(conn):
         new = store_records(conn, found, lines)
         stories = sorted({r.story_id for r in new if r.story_id})
         apply(conn, stories, project_id, new=new)
         _set_kv(conn, REFS_KEY, json.dumps(refs, sort_keys=True))
         _set_kv(conn, SIG_KEY, sig)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
     return {"imported": len(new), "stories": stories}
 
 

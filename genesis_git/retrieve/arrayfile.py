@@ -108,6 +108,12 @@ def load(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 GAP = 2048  # bytes between two ranges that one read takes together
 
 
+def range_positions(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The positions ``starts[i] .. starts[i] + counts[i] - 1`` of every range, one range
+    after the other (what indexes the ranges' elements out of their array)."""
+    return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+
+
 def read_ranges(path: Path, position: int, dtype: np.dtype, starts: np.ndarray,
                 counts: np.ndarray) -> np.ndarray:
     """The elements ``[starts[i], starts[i] + counts[i])`` of the array at ``position`` of the
@@ -139,4 +145,4 @@ def read_ranges(path: Path, position: int, dtype: np.dtype, starts: np.ndarray,
     cluster = np.repeat(np.arange(first.shape[0]), last - first + 1)
     placed = np.concatenate(([0], np.cumsum(highs - lows)[:-1]))
     at = placed[cluster] + starts - lows[cluster]
-    return got[np.repeat(at - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))]
+    return got[range_positions(at, counts)]

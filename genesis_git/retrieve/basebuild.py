@@ -167,10 +167,9 @@ def _blobs(conn: sqlite3.Connection, blob_ids: np.ndarray
            ) -> Iterator[tuple[list[tuple[int, int, int]], packs.Terms, bytes | None]]:
     """Each blob's chunk rows ``(id, blob_id, start_line)``, decoded terms and vectors pack."""
     wanted = [int(b) for b in blob_ids]
-    pack_unpacked(conn, wanted)
-    for i in range(0, len(wanted), _IN_SQL):
+    for i in range(0, len(wanted), _IN_SQL):  # a part's chunk rows, then its packs
         part = wanted[i:i + _IN_SQL]
-        rows = {bid: list(g) for bid, g in groupby(blobs.chunk_rows(conn, part, _IN_SQL),
+        rows = {bid: list(g) for bid, g in groupby(blobs.chunk_rows(conn, part),
                                                    key=lambda r: r[1])}
         for bid, _, n_chunks, terms, vectors in blobs.packs(conn, part, ("terms", "vectors")):
             chunks = rows.pop(bid, [])
@@ -272,6 +271,7 @@ def load_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, embedder: str) -
     blob_ids = unique(blob_ids.astype(np.int64))
     wanted = [int(b) for b in blob_ids]
     found = {i[0]: stamp(i[1], i[2], i[3]) for i in blobs.blob_identities(conn, wanted)}
+    pack_unpacked(conn, wanted)  # stream_chunks does it for its build
     parts = list(batches(conn, blob_ids, embedder, batch_chunks=1 << 62))
     whole = parts[0] if parts else _empty()
     ptr = np.searchsorted(whole.blob_of, blob_ids, side="left")

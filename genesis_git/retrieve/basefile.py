@@ -74,18 +74,23 @@ def _meta(embedder: str, n_paths: int, hashed: int) -> dict[str, Any]:
             "n_paths": n_paths, "hashed": hashed}
 
 
+def _arrays(chunks: Any, blob_stamp: np.ndarray, content: dict[str, Any],
+            pathset: PathSet) -> dict[str, Any]:
+    """The named arrays of a base file: its chunks (in memory, or streamed to spill files),
+    their postings ``content`` and its paths."""
+    return {"blob_ids": chunks.blob_ids, "blob_ptr": chunks.blob_ptr,
+            "chunk_ids": chunks.chunk_ids, "start": chunks.start, "emb_t": chunks.emb_t,
+            "blob_stamp": blob_stamp, "slots": chunks.slots, "norms": chunks.norms,
+            "paths": _encode_paths(pathset.paths),
+            **{f"c_{k}": v for k, v in content.items()}, **pathset.index.arrays("p_")}
+
+
 def save_base(path: Path, base: Base) -> None:
     """Write the base atomically (a temporary file renamed over the old one)."""
     meta = _meta(base.embedder, len(base.paths.paths), base.chunks.hashed)
-    arrays: dict[str, np.ndarray] = {
-        "blob_ids": base.chunks.blob_ids, "blob_ptr": base.chunks.blob_ptr,
-        "chunk_ids": base.chunks.chunk_ids, "start": base.chunks.start,
-        "emb_t": base.chunks.emb_t, "blob_stamp": base.chunks.blob_stamp,
-        "slots": base.chunks.slots, "norms": base.chunks.norms,
-        "paths": _encode_paths(base.paths.paths),
-        **base.chunks.content.arrays("c_"), **base.paths.index.arrays("p_"),
-    }
-    arrayfile.save(path, arrays, meta)  # type: ignore[arg-type]
+    arrays = _arrays(base.chunks, base.chunks.blob_stamp, base.chunks.content.arrays(""),
+                     base.paths)
+    arrayfile.save(path, arrays, meta)
 
 
 def stream_base(conn: sqlite3.Connection, path: Path, embedder: str, blobs: np.ndarray,
@@ -104,13 +109,7 @@ def stream_base(conn: sqlite3.Connection, path: Path, embedder: str, blobs: np.n
     try:
         built = basestream.stream_chunks(conn, blob_ids, embedder, folder)
         pathset = PathSet.build(paths)
-        arrays: dict[str, np.ndarray | arrayfile.Spilled] = {
-            "blob_ids": built.blob_ids, "blob_ptr": built.blob_ptr,
-            "chunk_ids": built.chunk_ids, "start": built.start, "emb_t": built.emb_t,
-            "blob_stamp": stamp_of, "slots": built.slots, "norms": built.norms,
-            "paths": _encode_paths(pathset.paths),
-            **{f"c_{k}": v for k, v in built.content.items()}, **pathset.index.arrays("p_"),
-        }
+        arrays = _arrays(built, stamp_of, built.content, pathset)
         arrayfile.save(path, arrays, _meta(embedder, len(pathset.paths),
                                            hashing_dim(embedder) or 0))
     finally:

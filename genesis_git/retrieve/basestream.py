@@ -41,7 +41,6 @@ from genesis_git.retrieve.termindex import TermIndex
 MERGE_SLICES = 64  # slices of the hash space merged one at a time
 WORKERS = 2  # processes that index a large base (the caller is one)
 SHARE_MIN = 20_000  # chunks of a share below which one process does it all
-_IN_SQL = 500
 
 
 @dataclass
@@ -138,7 +137,7 @@ def stream_chunks(conn: sqlite3.Connection, blob_ids: np.ndarray, embedder: str,
                   batch_chunks: int = BATCH_CHUNKS, slices: int = MERGE_SLICES
                   ) -> StreamedChunks:
     """Index the chunks of ``blob_ids`` (sorted, unique) into spill files under ``folder``."""
-    total = blobs.chunk_count(conn, [int(b) for b in blob_ids], _IN_SQL)
+    total = blobs.chunk_count(conn, [int(b) for b in blob_ids])
     pack_unpacked(conn, [int(b) for b in blob_ids])  # before any process reads the packs
     emb_path = folder / "emb_t.bin"
     emb_fd = os.open(emb_path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)

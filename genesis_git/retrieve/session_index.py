@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from genesis_git.db import sessionmap
+from genesis_git.db.blobs import plain_cursor
 from genesis_git.db.connect import search_base_path, store_file
 from genesis_git.retrieve import basefile
 from genesis_git.retrieve.basebuild import ChunkSet, load_chunks, stamp, unique
@@ -117,13 +118,6 @@ class SessionIndex:
 
     def row_start(self, row: int) -> int:
         return int(self.starts[int(self.rows_chunk[row])])
-
-
-def plain_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    """A cursor that gives tuples (``sqlite3.Row`` costs a few ms per thousand rows)."""
-    cur = conn.cursor()
-    cur.row_factory = None
-    return cur
 
 
 def _read_map(conn: sqlite3.Connection, session_id: str

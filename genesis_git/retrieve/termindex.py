@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from genesis_git.bm25 import K1, B, idf, norm, term_score
-from genesis_git.retrieve.arrayfile import read_ranges
+from genesis_git.retrieve.arrayfile import range_positions, read_ranges
 
 _EMPTY_U64 = np.zeros(0, dtype=np.uint64)
 
@@ -104,7 +104,7 @@ class TermIndex:
             path, docs_at, tf_at = self.source
             return (read_ranges(path, docs_at, self.docs.dtype, lo, counts),
                     read_ranges(path, tf_at, self.tf.dtype, lo, counts), counts)
-        where = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        where = range_positions(lo, counts)
         return self.docs[where], self.tf[where], counts
 
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from genesis_git.base import Transaction
 from genesis_git.db import kv
 from genesis_git.ledger.gitref import git
 from genesis_git.story.binding import BindResult, apply, history_sessions
@@ -29,14 +30,9 @@ def bind_new_commits(conn: sqlite3.Connection, repo: Any, config: Any) -> list[s
     pattern = StoryRules.from_config(config).effective
     commits = walk_commits(repo, ["HEAD", "--branches", "--remotes", *exclude])
     story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with Transaction(conn):
         result = apply(conn, repo, pattern, story_commits, changed_files(repo, story_commits),
                        session_for=history_sessions(conn, repo), notes_before_commit=True,
                        result=BindResult())
         kv.put_json(conn, "ledger", "scanned", tips)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
     return list(result.stories)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import time
 
+from genesis_git.base import Transaction
 from genesis_git.ledger import outbox
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
     import sqlite3
-    from types import TracebackType
     from typing import Any
 
     from genesis_git.story.commits import GitRepo
@@ -39,20 +39,9 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
-class immediate:
-    """One write transaction (``BEGIN IMMEDIATE``), like ``db.connect.transaction``; kept
-    here so that the hooks need not import the connection module."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
+def immediate(conn: sqlite3.Connection) -> Transaction:
+    """One write transaction (``BEGIN IMMEDIATE``): :class:`genesis_git.base.Transaction`."""
+    return Transaction(conn)
 
 
 # -- sessions (read side; the session module owns their life cycle) -----------
@@ -179,12 +168,17 @@ def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
     return bool(cur.rowcount)
 
 
-def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True) -> int:
+def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True,
+                stories: dict[str, None] | None = None) -> int:
     """Forget a commit: its links and its changed-file artifacts.  Returns rows removed.
-    ``record=False`` forgets it in this clone only (the shared ledger keeps the link)."""
+    ``record=False`` forgets it in this clone only (the shared ledger keeps the link);
+    ``stories`` collects the stories that linked it."""
+    linked = [r[0] for r in conn.execute("SELECT story_id FROM story_links WHERE "
+                                         "link_type='commit' AND target_ref=?", (sha,))]
+    if stories is not None:
+        stories.update(dict.fromkeys(linked))
     if record:
-        for (story_id,) in conn.execute("SELECT story_id FROM story_links WHERE "
-                                        "link_type='commit' AND target_ref=?", (sha,)).fetchall():
+        for story_id in linked:
             outbox.emit(conn, "link.removed", {"link_type": "commit", "target": sha},
                         story_id=story_id)
     n = conn.execute("DELETE FROM story_links WHERE link_type='commit' AND target_ref=?",

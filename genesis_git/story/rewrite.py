@@ -56,8 +56,8 @@ def post_rewrite(repo: GitRepo, pattern: str, kind: str, pairs: Sequence[tuple[s
     pairs = [(o, n) for o, n in pairs if o != n]
     if not pairs:
         return None
-    news = list(dict.fromkeys(n for _, n in pairs))
-    commits = [c for c in read_commits(repo, news) if not c.is_merge]
+    commits = [c for c in read_commits(repo, list(dict.fromkeys(n for _, n in pairs)))
+               if not c.is_merge]
     if not store_exists and not any(story_ids(c, pattern) for c in commits):
         return None
     return rewrite(open_store(), repo, pattern, kind, pairs, commits)
@@ -72,9 +72,9 @@ def rewrite(conn: sqlite3.Connection, repo: GitRepo, pattern: str, kind: str,
     if commits is None:
         commits = [c for c in read_commits(repo, news) if not c.is_merge]
     new_set = set(news)
-    story_commits = [c for c in commits if story_ids(c, pattern)]
+    ids_of = {c.sha: ids for c in commits if (ids := story_ids(c, pattern))}
+    story_commits = [c for c in commits if c.sha in ids_of]
     changes = changed_files(repo, story_commits)
-    ids_of = {c.sha: story_ids(c, pattern) for c in story_commits}
     with ledger.immediate(conn):
         result = BindResult()
         left: dict[str, None] = {}
@@ -82,10 +82,7 @@ def rewrite(conn: sqlite3.Connection, repo: GitRepo, pattern: str, kind: str,
         for old, new in pairs:
             if old in new_set:
                 continue
-            left.update(dict.fromkeys(r[0] for r in conn.execute(
-                "SELECT story_id FROM story_links WHERE link_type='commit' AND target_ref=?",
-                (old,))))
-            result.dropped += ledger.drop_commit(conn, old)
+            result.dropped += ledger.drop_commit(conn, old, stories=left)
             moved += [(r[0], new) for r in conn.execute(
                 "SELECT id FROM session_artifacts WHERE bound_commit=?", (old,))]
             conn.execute("UPDATE session_artifacts SET bound_commit=? WHERE bound_commit=?",
