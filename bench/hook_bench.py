@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from genesis_git.db.connect import connect
+from genesis_git.git.repo import clean_env, find_repo
 from genesis_git.hooks.install import install
-from genesis_git.repo import clean_env, find_repo
+from genesis_git.store.connect import connect
 
 SCENARIOS = (
     ("plain", "plain git commit, no hooks", False, False, "background"),

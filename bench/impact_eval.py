@@ -118,7 +118,7 @@ def run_case(scratch: Path, query: str, variants: list[str], weights: dict[str, 
     from genesis_git.impact.history import load_history
     from genesis_git.impact.rank import RankOptions, Weights, rank
     from genesis_git.impact.signals import analyze
-    from genesis_git.session import ensure_session, open_context
+    from genesis_git.index.session import ensure_session, open_context
 
     ctx = open_context(scratch)
     try:
@@ -147,7 +147,7 @@ def run_case(scratch: Path, query: str, variants: list[str], weights: dict[str, 
 
 
 def _search(ctx: Any, sid: str, query: str, k: int) -> list[str]:
-    from genesis_git.retrieve import SearchOptions, group_by_file, search
+    from genesis_git.search import SearchOptions, group_by_file, search
 
     try:
         res = search(ctx, sid, query, SearchOptions(k=k, files=True))

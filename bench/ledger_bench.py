@@ -33,9 +33,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from genesis_git.ledger import gitref as G  # noqa: E402
-from genesis_git.ledger import records as R  # noqa: E402
-from genesis_git.ledger.records import Record  # noqa: E402
+from genesis_git.stories.ledger import gitref as G  # noqa: E402
+from genesis_git.stories.ledger import records as R  # noqa: E402
+from genesis_git.stories.ledger.records import Record  # noqa: E402
 
 GENESIS = [str(Path(sys.executable).parent / "genesis")]
 
@@ -154,8 +154,8 @@ def main() -> None:
             where = clone(remote, tmp / f"fresh{run}", "cy")
             fresh.append(timed([*GENESIS, "init"], where))
             sys.path.insert(0, str(ROOT))
-            from genesis_git.db.connect import connect
-            from genesis_git.ledger.view import refresh
+            from genesis_git.store.connect import connect
+            from genesis_git.stories.ledger.view import refresh
 
             db = tmp / f"view{run}.db"
             conn = connect(db)

@@ -34,12 +34,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from genesis_git.ledger.gitref import append_records  # noqa: E402
-from genesis_git.ledger.records import Record  # noqa: E402
 from genesis_git.mirror import org  # noqa: E402
 from genesis_git.mirror.connect import connect  # noqa: E402
 from genesis_git.mirror.conninfo import Target  # noqa: E402
 from genesis_git.mirror.push import push  # noqa: E402
+from genesis_git.stories.ledger.gitref import append_records  # noqa: E402
+from genesis_git.stories.ledger.records import Record  # noqa: E402
 
 from pg_helpers import fresh_database, start_server  # noqa: E402
 

@@ -5,7 +5,7 @@ For each corpus size:
 * index it once (``session start`` in-process; its time is reported but it
   is the index benchmark's business);
 * the first query, which builds and saves the session's search base;
-* in-process latency of :func:`genesis_git.retrieve.search` over 50 mixed
+* in-process latency of :func:`genesis_git.search.search` over 50 mixed
   queries (English words, identifiers, a few Chinese), 3 rounds: p50, p95;
 * the same with ``ensure_session(refresh=True)`` before every query;
 * end-to-end wall time of the real ``genesis search`` console script
@@ -66,9 +66,9 @@ def pct(values: list[float], q: float) -> float:
 def bench_corpus(repo: Path, home: Path, rounds: int, cli_runs: int) -> dict[str, float]:
     os.environ["GENESIS_HOME"] = str(home)
     os.chdir(repo)
-    from genesis_git.retrieve import SearchOptions, search
-    from genesis_git.retrieve.session_index import clear_memory
-    from genesis_git.session import ensure_session, open_context
+    from genesis_git.index.session import ensure_session, open_context
+    from genesis_git.search import SearchOptions, search
+    from genesis_git.search.session_index import clear_memory
 
     clear_memory()
     out: dict[str, float] = {}

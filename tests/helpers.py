@@ -95,9 +95,9 @@ def cached_chunks(conn: Any, session_id: str | None = None
     """``(path, blob_sha, start_line, end_line, text, tokens)`` of the cached chunks, read from
     the blobs' packs: one row per path and chunk of a session's map with ``session_id``, else
     one per chunk of every cached blob (path ``None``)."""
-    from genesis_git.db import blobs
     from genesis_git.index import packs
     from genesis_git.index.cache import read_packs
+    from genesis_git.store import blobs
 
     paths: dict[int, list[str | None]] = {}
     if session_id is None:
@@ -244,7 +244,7 @@ class FakeOpenAI:
     """
 
     def __init__(self, dim: int = 32, mode: str = "ok"):
-        from genesis_git.embed import HashingEmbedder
+        from genesis_git.providers.embedders import HashingEmbedder
 
         self.dim = dim
         self.mode = mode

@@ -1,4 +1,4 @@
-"""genesis_git.api.Genesis: one façade over session, search, impact, story and design."""
+"""genesis_git.app.facade.Genesis: one façade over session, search, impact, story and design."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from genesis_git.api import Genesis
-from genesis_git.embed import FakeEmbedder
-from genesis_git.errors import GenesisError
+from genesis_git.app.facade import Genesis
+from genesis_git.kernel.errors import GenesisError
+from genesis_git.providers.embedders import FakeEmbedder
 from genesis_git.rag.impact_rag import ImpactRAG
 from genesis_git.rag.store import RagStore
 
@@ -90,8 +90,8 @@ def test_story_and_design_parts(shop: Path) -> None:
 
 
 def test_missing_parts_say_so(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "genesis_git.retrieve", None)
-    monkeypatch.setitem(sys.modules, "genesis_git.story.context", None)
+    monkeypatch.setitem(sys.modules, "genesis_git.search", None)
+    monkeypatch.setitem(sys.modules, "genesis_git.stories.context", None)
     g = Genesis(shop)
     with pytest.raises(GenesisError, match="^search is not available in this installation"):
         g.search("order")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pytest_mock import MockerFixture
 
-from genesis_git.api import Genesis
+from genesis_git.app.facade import Genesis
 
 from helpers import ROOT, git, make_repo
 
@@ -54,8 +54,8 @@ def test_a_search_overlapped_with_the_refresh_is_the_plain_search(
         shop: Path, mocker: MockerFixture) -> None:
     """Search in a long-lived process runs while git refreshes; its result is kept only when
     the refresh found the state it started from, so an edit a moment ago is always seen."""
-    import genesis_git.retrieve.fresh as fresh_mod
-    from genesis_git.retrieve.shapes import to_json
+    import genesis_git.search.fresh as fresh_mod
+    from genesis_git.search.shapes import to_json
 
     spy = mocker.spy(fresh_mod, "search")
     queries = ["discount code", "订单", "OrderService create", "login token"]
@@ -80,7 +80,7 @@ def test_a_search_overlapped_with_the_refresh_is_the_plain_search(
 def test_a_long_lived_process_keeps_the_rows_of_several_repositories(
         shop: Path, tmp_path: Path, mocker: MockerFixture) -> None:
     """An agent that works in two repositories in turn does not re-read either one's rows."""
-    import genesis_git.retrieve.session_index as si
+    import genesis_git.search.session_index as si
 
     other = make_repo(tmp_path / "other", {"notes/zebra.md": "# Zebra voucher\nrules\n"})
     assemble = mocker.spy(si, "_assemble")

@@ -7,9 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genesis_git.retrieve import arrayfile, basebuild, basestream
-from genesis_git.retrieve import session_index as si
-from genesis_git.retrieve.session_index import (
+from genesis_git.index.session import ensure_session, open_context
+from genesis_git.search import session_index as si
+from genesis_git.search.base import arrayfile
+from genesis_git.search.base import build as basebuild
+from genesis_git.search.base import stream as basestream
+from genesis_git.search.session_index import (
     Base,
     PathSet,
     clear_memory,
@@ -17,8 +20,7 @@ from genesis_git.retrieve.session_index import (
     save_base,
     session_index,
 )
-from genesis_git.retrieve.termindex import term_hash
-from genesis_git.session import ensure_session, open_context
+from genesis_git.search.termindex import term_hash
 
 from helpers import make_repo
 
@@ -154,8 +156,8 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
     import threading
     import time
 
-    from genesis_git import locks
-    from genesis_git.retrieve import prebuild
+    from genesis_git.kernel import locks
+    from genesis_git.search.base import prebuild
 
     ctx, sid = session
     assert session_index(ctx.conn, sid, "hash-t1-256").rebuilt
@@ -186,11 +188,11 @@ def test_a_search_waits_for_the_running_background_build(session, genesis_env: P
 
 def test_hashed_vectors_score_from_the_postings_as_the_vectors_would(
         session, genesis_env: Path) -> None:
-    from genesis_git.db.blobs import chunk_details
-    from genesis_git.embed import get_embedder
     from genesis_git.index.cache import chunk_texts
-    from genesis_git.retrieve import vectors
-    from genesis_git.text import tokenize
+    from genesis_git.providers.embedders import get_embedder
+    from genesis_git.search import vectors
+    from genesis_git.store.blobs import chunk_details
+    from genesis_git.text.tokens import tokenize
 
     ctx, sid = session
     idx = session_index(ctx.conn, sid, "hash-t1-256")

@@ -1,4 +1,4 @@
-"""The command line goes through the core: every command is a call of ``Genesis`` (genesis_git.api).
+"""The command line goes through the core: every command is a call of ``Genesis`` (genesis_git.app.facade).
 
 An MCP server or any other front end calls the same methods and gets what the
 command line gets; these tests hold both to that.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from genesis_git.api import Genesis
+from genesis_git.app.facade import Genesis
 from genesis_git.cli.main import app
 
 from helpers import ROOT, commit_files, git
@@ -19,11 +19,11 @@ from helpers import ROOT, commit_files, git
 runner = CliRunner()
 
 # What only the core may open: git, the configuration, the store, sessions.
-CORE_ONLY = ("genesis_git.repo", "genesis_git.config", "genesis_git.db", "genesis_git.session",
-             "genesis_git.initialize", "genesis_git.doctor", "genesis_git.index.cache",
-             "genesis_git.story.ledger", "genesis_git.story.binding",
-             "genesis_git.story.rebuild", "genesis_git.story.artifacts",
-             "genesis_git.hooks.install", "genesis_git.retrieve.engine", "genesis_git.impact.engines")
+CORE_ONLY = ("genesis_git.git.repo", "genesis_git.config.settings", "genesis_git.store", "genesis_git.index.session",
+             "genesis_git.app.initialize", "genesis_git.app.doctor", "genesis_git.index.cache",
+             "genesis_git.stories.tables", "genesis_git.stories.binding",
+             "genesis_git.stories.rebuild", "genesis_git.stories.artifacts",
+             "genesis_git.hooks.install", "genesis_git.search.engine", "genesis_git.providers.llm")
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -42,7 +42,7 @@ def test_cli_modules_open_nothing_themselves() -> None:
                  for line, module in _imports(path)
                  if any(module == banned or module.startswith(banned + ".")
                         for banned in CORE_ONLY)]
-    assert offenders == [], "the CLI must go through genesis_git.api: " + ", ".join(offenders)
+    assert offenders == [], "the CLI must go through genesis_git.app.facade: " + ", ".join(offenders)
 
 
 def test_the_facade_answers_what_the_commands_print(repo: Path) -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.db import kv
-from genesis_git.db.connect import connect, transaction
+from genesis_git.store import kv
+from genesis_git.store.connect import connect, transaction
 
 
 def test_namespaced_values_round_trip_and_stay_apart(tmp_path: Path) -> None:

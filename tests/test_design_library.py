@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.config import load_config
+from genesis_git.app.doctor import run_checks
+from genesis_git.config.settings import load_config
 from genesis_git.design.ingest import ingest_docs, ingest_rules, rule_files
 from genesis_git.design.library import (
     Library,
@@ -20,8 +21,7 @@ from genesis_git.design.library import (
     open_library,
 )
 from genesis_git.design.manage import doctor_findings, init_library, stats
-from genesis_git.doctor import run_checks
-from genesis_git.repo import find_repo
+from genesis_git.git.repo import find_repo
 
 from helpers import LIB, design, ok, snapshot, write
 
@@ -300,7 +300,7 @@ def test_a_newer_manifest_is_refused(repo: Path) -> None:
 
 def test_the_lock_refuses_a_second_writer(repo: Path) -> None:
     from genesis_git.design.library import file_lock
-    from genesis_git.errors import GenesisError
+    from genesis_git.kernel.errors import GenesisError
 
     lib = open_library(repo)
     init_library(lib)

@@ -20,7 +20,7 @@ from genesis_git.design.protocol import (
     status,
 )
 from genesis_git.design.search import search
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import GenesisError, UsageError
 
 from helpers import LIB, ROOT, card, copy_inbox, design, ok, tok, write, write_manifest
 

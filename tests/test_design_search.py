@@ -12,7 +12,7 @@ from genesis_git.design.cards import query_values, value_keys
 from genesis_git.design.index import load_index
 from genesis_git.design.library import LibraryUnavailable, open_library
 from genesis_git.design.search import fmt6, rnd, search, search_index
-from genesis_git.errors import UsageError
+from genesis_git.kernel.errors import UsageError
 
 from helpers import LIB, card, design, ok, snapshot, tok, write, write_manifest
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.config import load_config
-from genesis_git.embed import (
+from genesis_git.config.settings import load_config
+from genesis_git.kernel.errors import GenesisError
+from genesis_git.providers.embedders import (
     FakeEmbedder,
     HashingEmbedder,
     OpenAIEmbedder,
     embedder_id,
     get_embedder,
 )
-from genesis_git.errors import GenesisError
 
 
 def _cos(a: list[float], b: list[float]) -> float:
@@ -141,8 +141,8 @@ def test_embedding_of_postings_equals_embedding_of_tokens() -> None:
 
     import numpy as np
 
-    from genesis_git.embed import hashing_dim
-    from genesis_git.text import tokenize
+    from genesis_git.providers.embedders import hashing_dim
+    from genesis_git.text.tokens import tokenize
 
     texts = ["order order table", "订单表新增字段 OrderController", "", "the a",
              "def create_order(self, order_id): return self.orders[order_id]"]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from pytest_mock import MockerFixture
 
-from genesis_git.embed import EmbeddingError, OpenAIEmbedder
-from genesis_git.errors import ExitCode
+from genesis_git.kernel.errors import ExitCode
+from genesis_git.providers.embedders import EmbeddingError, OpenAIEmbedder
 
 from helpers import free_port_url, running
 

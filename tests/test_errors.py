@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.errors import ExitCode
+from genesis_git.kernel.errors import ExitCode
 
 from helpers import genesis_cmd, git, write
 
@@ -91,7 +91,7 @@ def test_a_locked_store_is_a_user_error(repo: Path, genesis_env: Path) -> None:
 def test_a_store_locked_in_the_middle_of_a_command_is_a_user_error(
         repo: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A lock met after the store opened (not in ``connect``) gets the same line."""
-    import genesis_git.story.ledger as ledger
+    import genesis_git.stories.tables as ledger
 
     def locked(*args: object, **kwargs: object) -> None:
         raise sqlite3.OperationalError("database is locked")
@@ -195,7 +195,7 @@ def test_an_internal_error_outside_a_repository_logs_to_the_user_cache(
     monkeypatch.delenv("GENESIS_HOME")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(main, "_store_files", lambda: None)
-    monkeypatch.setattr("genesis_git.doctor.run_checks", _boom)
+    monkeypatch.setattr("genesis_git.app.doctor.run_checks", _boom)
     res = runner.invoke(app, ["doctor"])
     assert res.exit_code == 70
     log = tmp_path / "cache" / "genesis" / "genesis.log"

@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.config import load_config
+from genesis_git.config.settings import load_config
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
-from genesis_git.repo import find_repo
 
 from helpers import git, make_repo, write
 

@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.db.connect import connect
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
 from genesis_git.hooks import run as hookrun
-from genesis_git.repo import find_repo
+from genesis_git.store.connect import connect
 
 from helpers import git, write
 
@@ -260,7 +260,7 @@ def test_the_detached_indexer_in_process(repo: Path, genesis_env: Path,
 
 def test_hook_log_rotates_and_gives_up_quietly(repo: Path, genesis_env: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from genesis_git.story import hooklog
+    from genesis_git.stories import hooklog
 
     r = find_repo(repo)
     monkeypatch.setattr(hooklog, "MAX_BYTES", 10)

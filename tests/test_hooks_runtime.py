@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git import base
-from genesis_git.config import default_config_text, load_config
-from genesis_git.db.connect import PAGE_SIZE, connect, store_path
-from genesis_git.db.migrations import MIGRATIONS
-from genesis_git.errors import GenesisError
+from genesis_git.config.settings import default_config_text, load_config
+from genesis_git.git.repo import clean_env, find_repo, hash_blob
 from genesis_git.hooks import runtime
-from genesis_git.repo import clean_env, find_repo, hash_blob
-from genesis_git.story.commits import StoryRules, story_settings
+from genesis_git.kernel import base
+from genesis_git.kernel.errors import GenesisError
+from genesis_git.store.connect import PAGE_SIZE, connect, store_path
+from genesis_git.store.migrations import MIGRATIONS
+from genesis_git.stories.commits import StoryRules, story_settings
 
 from helpers import git, write
 

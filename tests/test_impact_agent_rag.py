@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from genesis_git.embed import FakeEmbedder
-from genesis_git.errors import GenesisError, UsageError
 from genesis_git.impact.agent import ImpactAgent, ImpactOptions
+from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.providers.embedders import FakeEmbedder
 from genesis_git.rag.impact_rag import ImpactRAG
 from genesis_git.rag.store import RagStore
 

@@ -210,8 +210,8 @@ def test_ablation_flags_remove_their_signals(shop: Path) -> None:
 
 
 def test_similar_stories_of_the_ledger_lend_their_files(shop: Path) -> None:
-    from genesis_git.db.connect import connect, store_path
-    from genesis_git.repo import find_repo
+    from genesis_git.git.repo import find_repo
+    from genesis_git.store.connect import connect, store_path
 
     conn = connect(store_path(find_repo(shop)))
     conn.execute("INSERT INTO story_records(story_id, project_id, title) VALUES (?, ?, ?)",

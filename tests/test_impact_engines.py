@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from genesis_git.config import load_config
-from genesis_git.errors import UsageError
-from genesis_git.impact.engines import (
+from genesis_git.config.settings import load_config
+from genesis_git.kernel.errors import UsageError
+from genesis_git.providers.llm import (
     DEFAULT_TIMEOUT,
     CommandEngine,
     EngineError,

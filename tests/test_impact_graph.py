@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from genesis_git.embed import FakeEmbedder
 from genesis_git.impact.corpus import Corpus, corpus_from_rag
 from genesis_git.impact.graph import build_graph, column_tokens
+from genesis_git.providers.embedders import FakeEmbedder
 from genesis_git.rag.impact_rag import ImpactRAG
 from genesis_git.rag.store import RagStore
 

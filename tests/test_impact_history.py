@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.db.connect import connect
+from genesis_git.git.repo import find_repo
 from genesis_git.impact import history as H
 from genesis_git.impact.history import (
     History,
@@ -20,7 +20,7 @@ from genesis_git.impact.history import (
     story_records,
     story_scores,
 )
-from genesis_git.repo import find_repo
+from genesis_git.store.connect import connect
 
 from helpers import git, make_repo, write
 
@@ -147,7 +147,7 @@ def test_story_scores_favour_similar_stories() -> None:
 
 def test_story_records_without_or_with_a_broken_ledger(monkeypatch: pytest.MonkeyPatch) -> None:
     conn = sqlite3.connect(":memory:")
-    monkeypatch.setitem(sys.modules, "genesis_git.story.ledger", None)  # not installed
+    monkeypatch.setitem(sys.modules, "genesis_git.stories.tables", None)  # not installed
     assert story_records(conn) == []
 
     class Ledger:
@@ -155,7 +155,7 @@ def test_story_records_without_or_with_a_broken_ledger(monkeypatch: pytest.Monke
         def story_texts(c: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
             raise sqlite3.OperationalError("no such table")
 
-    monkeypatch.setitem(sys.modules, "genesis_git.story.ledger", Ledger)
+    monkeypatch.setitem(sys.modules, "genesis_git.stories.tables", Ledger)
     assert story_records(conn) == []
 
     class Good:
@@ -163,5 +163,5 @@ def test_story_records_without_or_with_a_broken_ledger(monkeypatch: pytest.Monke
         def story_texts(c: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
             return [("S-1", "text", ["a.py"])]
 
-    monkeypatch.setitem(sys.modules, "genesis_git.story.ledger", Good)
+    monkeypatch.setitem(sys.modules, "genesis_git.stories.tables", Good)
     assert story_records(conn) == [("S-1", "text", ["a.py"])]

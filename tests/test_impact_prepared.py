@@ -14,8 +14,8 @@ from genesis_git.impact.corpus import load_session_corpus
 from genesis_git.impact.rank import RankOptions, rank
 from genesis_git.impact.result import cross_reference_result
 from genesis_git.impact.signals import analyze
-from genesis_git.retrieve.session_index import clear_memory
-from genesis_git.session import ensure_session, open_context
+from genesis_git.index.session import ensure_session, open_context
+from genesis_git.search.session_index import clear_memory
 
 from helpers import make_repo, write
 
@@ -137,7 +137,7 @@ def test_an_older_store_upgrades_and_ranks_the_same(shop: Path, genesis_env: Pat
                                   "get-total", "订单", "x", "statuses"])
 def test_the_undecoded_name_test_never_misses_a_name_the_graph_takes(name: str) -> None:
     from genesis_git.impact.graph import _may_name
-    from genesis_git.text import tokenize
+    from genesis_git.text.tokens import tokenize
 
     stored = facts.BlobFacts(symbols=[(1, 2, "function", name, None)]).dumps()
     loaded = facts.BlobFacts.loads(stored)

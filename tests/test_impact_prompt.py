@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from genesis_git.impact.engines import EngineError
 from genesis_git.impact.prompt import PromptChunk, build_prompt, parse_answer
+from genesis_git.providers.llm import EngineError
 
 
 def test_prompt_holds_requirement_chunks_with_lines_and_candidates() -> None:

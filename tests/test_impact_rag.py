@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from genesis_git.embed import FakeEmbedder
+from genesis_git.providers.embedders import FakeEmbedder
 from genesis_git.rag.impact_rag import ImpactRAG, split_source
 from genesis_git.rag.store import RagStore
 

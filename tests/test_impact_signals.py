@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from genesis_git.impact.signals import analyze, clean_requirement, file_flags, penalty_factor
-from genesis_git.text import SynonymTable
+from genesis_git.text.tokens import SynonymTable
 
 
 def test_chinese_requirement_brings_english_terms_through_synonyms() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 import random
 
-from genesis_git.ledger import records as R
-from genesis_git.ledger.records import Record, fold
+from genesis_git.stories.ledger import records as R
+from genesis_git.stories.ledger.records import Record, fold
 
 
 def rec(kind: str, story: str | None = "STORY-12", *, t: str, email: str = "a@example.com",

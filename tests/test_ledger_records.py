@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.ledger import gitref as G
-from genesis_git.ledger import records as R
-from genesis_git.ledger.gitref import append_records, read_records
-from genesis_git.ledger.records import Record, fold
+from genesis_git.stories.ledger import gitref as G
+from genesis_git.stories.ledger import records as R
+from genesis_git.stories.ledger.gitref import append_records, read_records
+from genesis_git.stories.ledger.records import Record, fold
 
 from helpers import git, make_repo
 
@@ -120,8 +120,8 @@ def test_concurrent_appends_lose_nothing(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     script = (
         "import sys\n"
-        "from genesis_git.ledger.gitref import append_records\n"
-        "from genesis_git.ledger.records import Record\n"
+        "from genesis_git.stories.ledger.gitref import append_records\n"
+        "from genesis_git.stories.ledger.records import Record\n"
         "for i in range(6):\n"
         "    append_records(sys.argv[1], [Record.new('artifact.added', story_id='STORY-1',\n"
         "        author_email=sys.argv[2], payload={'role': 'note', 'content': sys.argv[2] + str(i)})])\n"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.ledger import gitref as G
-from genesis_git.ledger import records as R
+from genesis_git.stories.ledger import gitref as G
+from genesis_git.stories.ledger import records as R
 
 from clones import clone, commit, comparable, env_of, g, gen, make_remote
 from helpers import git

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.ledger import gitref as G
-from genesis_git.ledger import records as R
+from genesis_git.stories.ledger import gitref as G
+from genesis_git.stories.ledger import records as R
 
 from clones import PEOPLE, clone, commit, comparable, context, env_of, g, gen, make_remote
 from helpers import git
@@ -82,17 +82,17 @@ def test_round_trip_author_teammate_and_back(remote: Path, tmp_path: Path) -> No
 
 
 def in_process_sync(path: Path) -> dict:
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
 
     with Genesis(path) as gx:
         return gx.sync(warn=lambda _m: None)
 
 
 def in_process_context(path: Path, story: str = "STORY-12") -> dict:
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
 
     with Genesis(path) as gx:
-        from genesis_git.story.context import build_context
+        from genesis_git.stories.context import build_context
 
         return comparable(build_context(gx.context.conn, story))
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.db.connect import connect
+from genesis_git.app.initialize import enable_share
 from genesis_git.hooks import run as hookrun
 from genesis_git.hooks.runtime import HookRepo
-from genesis_git.initialize import enable_share
-from genesis_git.ledger import gitref as G
-from genesis_git.ledger import outbox, view
-from genesis_git.ledger import records as R
-from genesis_git.ledger import sync as S
+from genesis_git.store.connect import connect
+from genesis_git.stories.ledger import gitref as G
+from genesis_git.stories.ledger import outbox, view
+from genesis_git.stories.ledger import records as R
+from genesis_git.stories.ledger import sync as S
 
 from helpers import git, make_repo
 
@@ -29,10 +29,10 @@ def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", ".genesis.toml": "[ledger]\nshare = true\n"})
     git(repo, "remote", "add", "origin", f"file://{bare}")
     monkeypatch.chdir(repo)
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
 
     with Genesis(repo) as g:
-        from genesis_git.story.ledger import set_record
+        from genesis_git.stories.tables import set_record
 
         set_record(g.context.conn, "p", "STORY-1", title="一个故事")
     return repo, bare
@@ -190,7 +190,7 @@ def test_sync_helpers_read_the_remote_config(tmp_path: Path) -> None:
     assert "+refs/heads/*:refs/remotes/origin/*" in git(repo, "config", "--get-all",
                                                         "remote.origin.fetch")
     with pytest.raises(Exception, match="no remote named 'nope'"):
-        from genesis_git.api import Genesis
+        from genesis_git.app.facade import Genesis
 
         with Genesis(repo) as g:
             g.sync("nope")

@@ -1,4 +1,4 @@
-"""``genesis_git.locks``: flock-based lock files that a dead holder cannot keep."""
+"""``genesis_git.kernel.locks``: flock-based lock files that a dead holder cannot keep."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git import locks
+from genesis_git.kernel import locks
 
 
 def test_hold_waits_then_gives_up_and_cleans_up(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ def test_hold_waits_then_gives_up_and_cleans_up(tmp_path: Path) -> None:
 
 def test_a_file_left_by_a_dead_holder_is_no_lock(tmp_path: Path) -> None:
     lock = tmp_path / ".lock"
-    code = ("import os, sys; from genesis_git import locks; "
+    code = ("import os, sys; from genesis_git.kernel import locks; "
             "fd = locks.try_lock(sys.argv[1]); os._exit(0 if fd is not None else 1)")
     assert subprocess.run([sys.executable, "-c", code, str(lock)]).returncode == 0
     assert lock.exists()  # it died without letting go

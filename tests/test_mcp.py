@@ -18,10 +18,10 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
+from genesis_git.app.workspaces import Workspaces
 from genesis_git.cli.mcp import Client as ConfigClient
 from genesis_git.cli.mcp import client_config, genesis_executable
-from genesis_git.mcp_server import INSTRUCTIONS, build_server
-from genesis_git.workspaces import Workspaces
+from genesis_git.mcp.server import INSTRUCTIONS, build_server
 
 from helpers import SAMPLE_FILES, commit_files, genesis_cmd, make_repo, write
 

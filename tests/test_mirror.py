@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from genesis_git.ledger.gitref import append_records, read_records
-from genesis_git.ledger.records import Record, fold
+from genesis_git.stories.ledger.gitref import append_records, read_records
+from genesis_git.stories.ledger.records import Record, fold
 
 from helpers import commit_files, genesis_cmd, git, make_repo
 
@@ -250,8 +250,8 @@ def test_removed_links_and_retracted_notes_leave_the_mirror(tmp_path: Path, pg_d
 def test_a_rewrite_and_a_retraction_reach_the_mirror(repo: Path, pg_db) -> None:
     """An amend moves the notes to another story and leaves the first with nothing; a
     retracted note leaves: the mirror's rows follow, as the fold of the records says."""
+    from genesis_git.git.repo import find_repo
     from genesis_git.hooks import install as inst
-    from genesis_git.repo import find_repo
 
     (repo / ".genesis.toml").write_text(f'[ledger]\nmirror = "{pg_db.url}"\n')
     inst.install(find_repo(repo), python=sys.executable)
@@ -308,8 +308,8 @@ def test_a_record_the_seed_forbids_is_kept_but_not_folded(tmp_path: Path, pg_db)
 def test_hooks_never_talk_to_postgresql(repo: Path, pg_db) -> None:
     """A commit with a mirror configured: the installed hooks bind the story, the mirror is
     untouched (not even its schema), and the hook process never imports psycopg."""
+    from genesis_git.git.repo import find_repo
     from genesis_git.hooks import install as inst
-    from genesis_git.repo import find_repo
 
     (repo / ".genesis.toml").write_text(f'[ledger]\nmirror = "{pg_db.url}"\n')
     inst.install(find_repo(repo), python=sys.executable)
@@ -354,8 +354,8 @@ def test_project_identity_and_an_empty_ledger(tmp_path: Path, pg_db) -> None:
 
 
 def test_lines_out_of_canonical_form_and_malformed_ones(tmp_path: Path, pg_db) -> None:
-    from genesis_git.ledger.gitref import update_ref, write_commit
-    from genesis_git.ledger.records import LEDGER_REF
+    from genesis_git.stories.ledger.gitref import update_ref, write_commit
+    from genesis_git.stories.ledger.records import LEDGER_REF
 
     root = project_repo(tmp_path / "r", "https://git.example.com/org/r.git", pg_db.url)
     canonical = rec("story.created", "STORY-4", title="canonical")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.ledger.gitref import append_records
-from genesis_git.ledger.records import Record
+from genesis_git.stories.ledger.gitref import append_records
+from genesis_git.stories.ledger.records import Record
 
 from helpers import genesis_cmd, git, make_repo
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from genesis_git.errors import MirrorError
+from genesis_git.kernel.errors import MirrorError
 from genesis_git.mirror import schema
 from genesis_git.mirror.connect import connect
 from genesis_git.mirror.conninfo import Target

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from genesis_git.config import load_config
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.config.settings import load_config
+from genesis_git.kernel.errors import GenesisError, UsageError
 from genesis_git.mirror.conninfo import (
     ENV_URL,
     check_url,

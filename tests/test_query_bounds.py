@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.errors import GenesisError, UsageError
 from genesis_git.impact.agent import analyse_requirement, investigate
 from genesis_git.impact.signals import analyze
-from genesis_git.querybounds import (
+from genesis_git.index.session import ensure_session, open_context
+from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.search.engine import search
+from genesis_git.search.query import analyse, analyse_bounded
+from genesis_git.search.results import SearchOptions
+from genesis_git.text.querybounds import (
     MAX_QUERY_CHARS,
     MAX_QUERY_TERMS,
     bound_notes,
@@ -20,12 +24,8 @@ from genesis_git.querybounds import (
     term_priority,
     weightiest,
 )
-from genesis_git.quoting import quoted
-from genesis_git.retrieve.engine import search
-from genesis_git.retrieve.query import analyse, analyse_bounded
-from genesis_git.retrieve.results import SearchOptions
-from genesis_git.session import ensure_session, open_context
-from genesis_git.text import analyze_query, analyze_query_counted
+from genesis_git.text.quoting import quoted
+from genesis_git.text.tokens import analyze_query, analyze_query_counted
 
 from helpers import genesis_cmd
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from genesis_git.config import reference_table
-from genesis_git.errors import ExitCode
+from genesis_git.config.settings import reference_table
+from genesis_git.kernel.errors import ExitCode
 
 from helpers import ROOT
 

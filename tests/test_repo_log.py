@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genesis_git.repo import find_repo
+from genesis_git.git.repo import find_repo
 
 from helpers import git, make_repo, write
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genesis_git.repo import Repo, find_repo
+from genesis_git.git.repo import Repo, find_repo
 
 from helpers import git, make_repo, write
 

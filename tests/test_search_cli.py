@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.retrieve.session_index import clear_memory
+from genesis_git.search.session_index import clear_memory
 
 from helpers import ROOT, genesis_cmd, git, make_repo, read_pty, write
 

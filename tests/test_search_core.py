@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genesis_git.errors import GenesisError, UsageError
-from genesis_git.retrieve import SearchOptions, group_by_file, search
-from genesis_git.retrieve.session_index import clear_memory, path_tokens, session_index
-from genesis_git.session import Context, ensure_session, open_context
-from genesis_git.session import end as end_session
-from genesis_git.text import analyze_query
+from genesis_git.index.session import Context, ensure_session, open_context
+from genesis_git.index.session import end as end_session
+from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.search import SearchOptions, group_by_file, search
+from genesis_git.search.session_index import clear_memory, path_tokens, session_index
+from genesis_git.text.tokens import analyze_query
 
 from helpers import cached_chunks, git, make_repo, write
 
@@ -153,7 +153,7 @@ def test_base_is_reused_by_another_process_and_rebuilt_when_the_overlay_grows(
     clear_memory()  # as a new process would
     idx = session_index(open_context().conn, sid, "hash-t1-256")
     assert not idx.rebuilt and len(idx.chunk_parts) == 1
-    from genesis_git.retrieve import session_index as si
+    from genesis_git.search import session_index as si
 
     monkeypatch.setattr(si, "OVERLAY_MAX", 1)
     for i in range(5):
@@ -370,7 +370,7 @@ def test_user_synonyms_from_config(shop: Path) -> None:
 
 
 def test_a_new_hashing_dimension_derives_new_vectors(shop: Path) -> None:
-    from genesis_git.retrieve.vectors import VectorUnavailable, cosine_rows
+    from genesis_git.search.vectors import VectorUnavailable, cosine_rows
 
     ctx = open_context()
     sid = ensure_session(ctx)
@@ -398,7 +398,7 @@ def test_the_candidate_cut_follows_the_stable_order(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from genesis_git.retrieve.hybrid import top_rows
+    from genesis_git.search.hybrid import top_rows
 
     body = "# Same\n\nwombat burrow\n"
     root = make_repo(tmp_path / "cut", {f"d/{c}.md": body for c in "dcba"})
@@ -418,7 +418,7 @@ def test_the_candidate_cut_follows_the_stable_order(tmp_path: Path,
 def test_path_list_puts_path_matches_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from genesis_git.retrieve.hybrid import path_rows
+    from genesis_git.search.hybrid import path_rows
 
     root = make_repo(tmp_path / "pl", {f"d/{c}.md": f"# T\n\nwombat {c}\n" for c in "abc"})
     monkeypatch.chdir(root)
@@ -447,7 +447,7 @@ def test_bases_of_ended_sessions_are_deleted(shop: Path, genesis_env: Path) -> N
 
 def test_a_saved_base_never_lends_old_chunks_to_a_reused_blob_id(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from genesis_git.db.migrations import drop_derived
+    from genesis_git.store.migrations import drop_derived
 
     root = make_repo(tmp_path / "reuse", {"a.md": "# A\n\nwombat burrow\n"})
     monkeypatch.chdir(root)

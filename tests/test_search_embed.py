@@ -11,10 +11,10 @@ from pytest_mock import MockerFixture
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.embed import EmbeddingError
-from genesis_git.retrieve import SearchOptions, search
-from genesis_git.retrieve.session_index import clear_memory
-from genesis_git.session import ensure_session, open_context
+from genesis_git.index.session import ensure_session, open_context
+from genesis_git.providers.embedders import EmbeddingError
+from genesis_git.search import SearchOptions, search
+from genesis_git.search.session_index import clear_memory
 
 from helpers import free_port_url, make_repo, running, write
 
@@ -65,11 +65,11 @@ def test_stored_vectors_are_float16_and_score_as_float32_would(
         shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from genesis_git.db.blobs import chunk_details
-    from genesis_git.embed import HashingEmbedder
     from genesis_git.index.cache import chunk_texts
-    from genesis_git.retrieve import vectors
-    from genesis_git.retrieve.session_index import session_index
+    from genesis_git.providers.embedders import HashingEmbedder
+    from genesis_git.search import vectors
+    from genesis_git.search.session_index import session_index
+    from genesis_git.store.blobs import chunk_details
 
     with running(dim=48) as server:
         configure(shop, server.base_url)

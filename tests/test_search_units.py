@@ -8,18 +8,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genesis_git.retrieve import FileHit, Hit, SearchResult, arrayfile, group_by_file
-from genesis_git.retrieve.explain import (
+from genesis_git.search import FileHit, Hit, SearchResult, group_by_file
+from genesis_git.search.base import arrayfile
+from genesis_git.search.explain import (
     contributions,
     explain_lines,
     highlight_spans,
     matched,
     snippet,
 )
-from genesis_git.retrieve.hybrid import rrf
-from genesis_git.retrieve.shapes import fence, language, to_json, to_markdown
-from genesis_git.retrieve.termindex import Part, TermIndex, bm25, term_hash
-from genesis_git.text import QueryTerm
+from genesis_git.search.hybrid import rrf
+from genesis_git.search.shapes import fence, language, to_json, to_markdown
+from genesis_git.search.termindex import Part, TermIndex, bm25, term_hash
+from genesis_git.text.tokens import QueryTerm
 
 
 def test_term_hash_is_stable() -> None:
@@ -183,8 +184,8 @@ def test_arrayfile_round_trip_and_errors(tmp_path: Path) -> None:
 
 
 def test_words_of_links_count_a_quarter() -> None:
-    from genesis_git.config import load_config
-    from genesis_git.retrieve.query import LINK_WEIGHT, analyse
+    from genesis_git.config.settings import load_config
+    from genesis_git.search.query import LINK_WEIGHT, analyse
 
     config = load_config(None, env={})
     terms = {t.term: t for t in analyse(

@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.db.connect import connect
-from genesis_git.embed import embedder_from_config
 from genesis_git.index import chunk as chunk_mod
 from genesis_git.index import indexer, pool
-from genesis_git.session import open_context
+from genesis_git.index.session import open_context
+from genesis_git.providers.embedders import embedder_from_config
+from genesis_git.store.connect import connect
 
 from helpers import cached_chunks, git, make_repo, write
 
@@ -473,10 +473,10 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
         repo: Path, genesis_env: Path, monkeypatch) -> None:
     import time
 
-    from genesis_git import background
-    from genesis_git.db.connect import search_base_path
-    from genesis_git.retrieve import prebuild
-    from genesis_git.retrieve.session_index import session_index
+    from genesis_git.app import background
+    from genesis_git.search.base import prebuild
+    from genesis_git.search.session_index import session_index
+    from genesis_git.store.connect import search_base_path
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     env["GENESIS_SEARCH_PREBUILD_CHUNKS"] = "1"  # this small repository counts as large
@@ -510,9 +510,9 @@ def test_a_large_session_gets_its_search_base_built_in_the_background(
 def test_the_background_build_lets_go_once_the_base_is_saved(repo: Path, genesis_env: Path,
                                                              monkeypatch) -> None:
     """A search waits for the base only: the facts of an older cache's blobs come after."""
-    from genesis_git import background
-    from genesis_git.db.connect import search_base_path
+    from genesis_git.app import background
     from genesis_git.impact import facts
+    from genesis_git.store.connect import search_base_path
 
     session_id = start_json()["session"]
     ctx = open_context()
@@ -533,8 +533,8 @@ def test_the_background_build_lets_go_once_the_base_is_saved(repo: Path, genesis
 
 
 def test_one_background_build_per_session_at_a_time(tmp_path: Path) -> None:
-    from genesis_git import locks
-    from genesis_git.retrieve import prebuild
+    from genesis_git.kernel import locks
+    from genesis_git.search.base import prebuild
 
     marker = tmp_path / "search" / "s-1.building"
     fd = prebuild._claim(marker)
@@ -544,7 +544,7 @@ def test_one_background_build_per_session_at_a_time(tmp_path: Path) -> None:
     assert not marker.exists()
     # a build that dies holding the lock lets go of it, though its file stays
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from genesis_git import locks; "
+        [sys.executable, "-c", "import sys; from genesis_git.kernel import locks; "
          "fd = locks.try_lock(sys.argv[1]); print(fd is not None, flush=True); sys.stdin.read()",
          str(marker)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
@@ -578,7 +578,7 @@ def test_start_and_refresh_do_not_load_numpy(repo: Path) -> None:
 
 
 def test_a_large_index_leaves_no_large_wal(repo: Path, genesis_env: Path, monkeypatch) -> None:
-    from genesis_git import session as session_mod
+    from genesis_git.index import session as session_mod
 
     wal = genesis_env / "genesis.db-wal"
     monkeypatch.setattr(session_mod, "BIG_WRITE_CHUNKS", 10**9)

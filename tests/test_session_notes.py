@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.db.connect import connect
+from genesis_git.store.connect import connect
 
 from helpers import git, write
 

@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.config import default_config_text, load_config
-from genesis_git.db.connect import connect
-from genesis_git.db.migrations import MIGRATIONS, drop_derived, migrate
-from genesis_git.errors import GenesisError, StoreError
+from genesis_git.config.settings import default_config_text, load_config
+from genesis_git.kernel.errors import GenesisError, StoreError
+from genesis_git.store.connect import connect
+from genesis_git.store.migrations import MIGRATIONS, drop_derived, migrate
 
 runner = CliRunner()
 
@@ -101,7 +101,7 @@ def test_drop_derived_keeps_the_ledger(tmp_path: Path) -> None:
 
 
 def test_a_store_from_before_m003_loses_its_fts_index_and_keeps_its_chunks(tmp_path: Path) -> None:
-    from genesis_git.db.migrations import m001_ledger, m002_derived
+    from genesis_git.store.migrations import m001_ledger, m002_derived
 
     db = tmp_path / "g.db"
     old = sqlite3.connect(db)

@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genesis_git.db import connect as connect_mod
-from genesis_git.db.connect import connect
-from genesis_git.embed import HashingEmbedder
 from genesis_git.impact.agent import ImpactAgent
 from genesis_git.index import packs
 from genesis_git.index.cache import gc, pack_unpacked, read_packs
-from genesis_git.retrieve.engine import search
-from genesis_git.retrieve.results import SearchOptions
-from genesis_git.retrieve.session_index import clear_memory
-from genesis_git.session import ensure_session, open_context
-from genesis_git.text import VOCABULARY, index_terms, tokenize
+from genesis_git.index.session import ensure_session, open_context
+from genesis_git.providers.embedders import HashingEmbedder
+from genesis_git.search.engine import search
+from genesis_git.search.results import SearchOptions
+from genesis_git.search.session_index import clear_memory
+from genesis_git.store import connect as connect_mod
+from genesis_git.store.connect import connect
+from genesis_git.text.tokens import VOCABULARY, index_terms, tokenize
 
 from helpers import cached_chunks, make_repo
 

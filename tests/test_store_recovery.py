@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.db.connect import connect
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
-from genesis_git.repo import find_repo
+from genesis_git.store.connect import connect
 
 from helpers import commit_files, genesis_cmd
 

@@ -16,12 +16,12 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.config import load_config
-from genesis_git.db.connect import connect
+from genesis_git.config.settings import load_config
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
 from genesis_git.hooks import run as hookrun
-from genesis_git.repo import find_repo
-from genesis_git.story import binding, rewrite
+from genesis_git.store.connect import connect
+from genesis_git.stories import binding, rewrite
 
 from helpers import commit_files, git, write
 

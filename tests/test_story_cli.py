@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.db.connect import connect
-from genesis_git.story import context as story_context
-from genesis_git.story.ledger import story_texts
+from genesis_git.store.connect import connect
+from genesis_git.stories import context as story_context
+from genesis_git.stories.tables import story_texts
 
 from helpers import commit_files, git, make_repo
 
@@ -214,7 +214,7 @@ def test_context_with_code(story_repo: dict[str, Any]) -> None:
 
 def test_context_with_code_without_search(story_repo: dict[str, Any],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "genesis_git.retrieve", None)
+    monkeypatch.setitem(sys.modules, "genesis_git.search", None)
     res = runner.invoke(app, ["story", "context", "STORY-13", "--with-code", "3"])
     assert res.exit_code == 0
     assert "genesis: --with-code skipped: code search is not available in this installation" \

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from genesis_git.repo import find_repo
-from genesis_git.story.commits import (
+from genesis_git.git.repo import find_repo
+from genesis_git.stories.commits import (
     CommitInfo,
     changed_files,
     head_ids,
@@ -14,7 +14,7 @@ from genesis_git.story.commits import (
     story_ids,
     title_from_subject,
 )
-from genesis_git.story.message import is_exempt, message_story_ids
+from genesis_git.stories.message import is_exempt, message_story_ids
 
 from helpers import git, make_repo, write
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.api import Genesis
-from genesis_git.db.connect import connect
+from genesis_git.app.facade import Genesis
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
-from genesis_git.repo import find_repo
-from genesis_git.story import journal
+from genesis_git.store.connect import connect
+from genesis_git.stories import journal
 
 from helpers import git, write
 

@@ -12,10 +12,10 @@ from typing import Any
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.db.connect import connect
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
-from genesis_git.repo import find_repo
-from genesis_git.story.commits import NON_STORY_PREFIXES, StoryRules, ids_in_text
+from genesis_git.store.connect import connect
+from genesis_git.stories.commits import NON_STORY_PREFIXES, StoryRules, ids_in_text
 
 from helpers import git, write
 

@@ -21,13 +21,13 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.db.connect import connect
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
-from genesis_git.ledger import view
-from genesis_git.ledger.records import Record, new_id
-from genesis_git.repo import find_repo
-from genesis_git.story import ledger
-from genesis_git.story.context import build_context
+from genesis_git.store.connect import connect
+from genesis_git.stories import tables as ledger
+from genesis_git.stories.context import build_context
+from genesis_git.stories.ledger import view
+from genesis_git.stories.ledger.records import Record, new_id
 
 from helpers import commit_files, git
 
@@ -235,7 +235,7 @@ def test_retracted_notes_leave_every_view(repo: Path, team: Teammate) -> None:
 
 def test_retract_takes_every_id_a_user_sees_and_refuses_others(repo: Path,
                                                                team: Teammate) -> None:
-    from genesis_git.ledger.gitref import append_records
+    from genesis_git.stories.ledger.gitref import append_records
 
     cli("session", "start")
     first = cli("session", "note", "one", "--role", "decision")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from genesis_git.text import (
+from genesis_git.text.tokens import (
     SYNONYM_WEIGHT,
     QueryTerm,
     SynonymTable,
@@ -85,7 +85,7 @@ def test_punctuation_separates() -> None:
 
 def test_deterministic_across_processes() -> None:
     text = "OrderController 订单表新增字段 create_order 的 用户登录"
-    code = ("from genesis_git.text import tokenize, analyze_query;"
+    code = ("from genesis_git.text.tokens import tokenize, analyze_query;"
             f"print(tokenize({text!r}));print([t.term for t in analyze_query({text!r})])")
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            env={"PYTHONHASHSEED": seed}, check=True).stdout
@@ -189,7 +189,7 @@ def test_identifier_edge_cases(word: str, expected: list[str]) -> None:
 
 
 def test_index_terms_are_the_tokens_joined_and_their_ids() -> None:
-    from genesis_git.text import VOCABULARY, index_terms
+    from genesis_git.text.tokens import VOCABULARY, index_terms
 
     text = "OrderController.create_order(订单表) the a 表 orders\n\tHTTPServer"
     joined, ids = index_terms(text)
@@ -199,7 +199,7 @@ def test_index_terms_are_the_tokens_joined_and_their_ids() -> None:
 
 
 def test_a_full_vocabulary_starts_a_new_generation(monkeypatch) -> None:
-    from genesis_git.text import VOCABULARY, Vocabulary, index_terms
+    from genesis_git.text.tokens import VOCABULARY, Vocabulary, index_terms
 
     index_terms("alpha beta")
     before = VOCABULARY.generation
@@ -215,7 +215,7 @@ def test_first_token_is_the_first_token_of_tokenize() -> None:
     import re
     import sysconfig
 
-    from genesis_git.text import first_token
+    from genesis_git.text.tokens import first_token
 
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     source = "".join((stdlib / f).read_text(encoding="utf-8")

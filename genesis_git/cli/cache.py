@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from genesis_git.api import Genesis
+from genesis_git.app.facade import Genesis
 
 app = typer.Typer(help="Inspect and clean the shared chunk and embedding cache.",
                   no_args_is_help=True)

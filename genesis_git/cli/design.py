@@ -22,14 +22,14 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.
 
 
 def _lib() -> Library:
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
 
     return Genesis().library
 
 
 def _render_ingest(report: IngestReport, json_out: bool) -> None:
     from genesis_git.cli.output import echo, emit_json, warn
-    from genesis_git.errors import GenesisError
+    from genesis_git.kernel.errors import GenesisError
 
     for w in report.warnings:
         warn(w)
@@ -112,7 +112,7 @@ def search(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """Search the library: BM25 plus token, tag and profile boosts, with a score breakdown."""
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty, warn
     from genesis_git.design.search import render_markdown, render_text
 
@@ -180,7 +180,7 @@ def brief(
     json_out: JsonOpt = False,
 ) -> None:
     """Write 3-5 reference cards for a task and append an inspiration record to outbox-dsh.md."""
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, note, warn
 
     result = Genesis().design_brief(task, out=out, request=request)
@@ -287,7 +287,7 @@ def check_refs(
     """Check designRefs of a spec or audit and compare each ref's tokens with actual values."""
     from genesis_git.cli.output import echo, emit_json, warn
     from genesis_git.design.refs import check_refs as run
-    from genesis_git.errors import GenesisError
+    from genesis_git.kernel.errors import GenesisError
 
     report = run(_lib(), file)
     for w in report["warnings"]:

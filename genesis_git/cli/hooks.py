@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from genesis_git.api import Genesis
+from genesis_git.app.facade import Genesis
 
 app = typer.Typer(help="Install the git hooks that bind commits to stories (commit-msg, "
                        "post-commit, post-rewrite) and push the shared ledger along "

@@ -15,7 +15,7 @@ def _reasons(f: dict[str, Any]) -> str:
 
 
 def _where(item: dict[str, Any]) -> str:
-    from genesis_git.quoting import quote_path
+    from genesis_git.text.quoting import quote_path
 
     lines = item["lines"]
     path = quote_path(str(item["path"]))
@@ -29,8 +29,8 @@ def _render_text(report: ImpactReport) -> None:
     echo(f"impact of: {result['requirement'].strip()}  [{result['mode']}]")
     echo("")
     echo("files:")
-    from genesis_git.quoting import escape_controls as esc
-    from genesis_git.quoting import quote_path
+    from genesis_git.text.quoting import escape_controls as esc
+    from genesis_git.text.quoting import quote_path
 
     for i, f in enumerate(result["files"], 1):
         echo(f"{i:>3}. {quote_path(f['path'])}  {f['score']:.3f}  ({_reasons(f)})")
@@ -52,8 +52,8 @@ def _render_markdown(report: ImpactReport) -> None:
     echo("")
     echo(f"Mode: {result['mode']}")
     echo("")
-    from genesis_git.quoting import escape_controls as esc
-    from genesis_git.quoting import quote_path
+    from genesis_git.text.quoting import escape_controls as esc
+    from genesis_git.text.quoting import quote_path
 
     echo("| # | file | score | reasons |")
     echo("|---|---|---|---|")
@@ -94,10 +94,10 @@ def impact(
         "--no-refresh", help="Do not refresh the session index first.")] = False,
 ) -> None:
     """Rank the files, symbols and fields a requirement affects, with evidence lines and reasons."""
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import emit_json, note, warn
-    from genesis_git.errors import UsageError
-    from genesis_git.quoting import quoted
+    from genesis_git.kernel.errors import UsageError
+    from genesis_git.text.quoting import quoted
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")

@@ -24,7 +24,7 @@ def mirror(
     one line and exit 4 when the server is down, refuses the login or lacks a
     permission; nothing local changes, and a partial batch is rolled back.
     """
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, warn
 
     res = Genesis().mirror(url)

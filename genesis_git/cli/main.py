@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from genesis_git import __version__
-from genesis_git.errors import ExitCode, GenesisError
+from genesis_git.kernel.errors import ExitCode, GenesisError
 
 HELP = """genesis: story-aware retrieval, impact investigation and a design library
 inside your git repository. Local, offline, no server.
@@ -33,7 +33,7 @@ def debug_enabled() -> bool:
 def _store_files() -> tuple[Path, Path] | None:
     """The store and the log file of the repository genesis runs in, if there is one."""
     try:
-        from genesis_git.api import Genesis
+        from genesis_git.app.facade import Genesis
 
         g = Genesis()
         return g.store_path, g.log_path
@@ -61,7 +61,7 @@ def log_traceback() -> Path | None:
 
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     entry = f"--- {stamp} genesis {__version__}: {' '.join(sys.argv)}\n{traceback.format_exc()}"
-    from genesis_git.base import append_log
+    from genesis_git.kernel.base import append_log
 
     written = append_log(_log_files(), entry, rotate_at=LOG_ROTATE_BYTES)
     return Path(written) if written is not None else None
@@ -135,7 +135,7 @@ class GenesisGroup(TyperGroup):
             if _is_click_error(exc):
                 _dash_hint(exc, args)
                 raise
-            from genesis_git.errors import store_error
+            from genesis_git.kernel.errors import store_error
 
             user = store_error(exc)
             if user is not None:
@@ -196,7 +196,7 @@ def init(
 
     When the ledger is shared, the remote's ledger is pulled into the store.
     """
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, note
 
     result = Genesis().init(share=share)
@@ -226,7 +226,7 @@ def doctor(
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check git, the store's integrity and migrations, the config, hooks and the design library."""
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json
 
     findings = Genesis().doctor()

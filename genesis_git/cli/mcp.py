@@ -66,7 +66,7 @@ def mcp(
              "(with the absolute path of this genesis) and exit.")] = None,
 ) -> None:
     """Serve genesis's tools to a coding agent over the Model Context Protocol (stdio)."""
-    from genesis_git.errors import EnvironmentProblem
+    from genesis_git.kernel.errors import EnvironmentProblem
 
     if print_config is not None:
         typer.echo(client_config(print_config, genesis_executable()))
@@ -76,7 +76,7 @@ def mcp(
     except ImportError:
         raise EnvironmentProblem("genesis mcp needs the MCP SDK, an optional extra",
                                  hint=f"install it with: {INSTALL_HINT}") from None
-    from genesis_git.mcp_server import serve
+    from genesis_git.mcp.server import serve
 
     serve()
 

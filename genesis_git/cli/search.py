@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from genesis_git.retrieve import SearchResult
+    from genesis_git.search import SearchResult
 
 HELP = """Search the working tree as it is now: BM25 (identifiers split, Chinese bigrams,
 synonyms, path tokens) fused with vector similarity. The session is refreshed
@@ -41,14 +41,14 @@ def search_cmd(
         "--no-refresh", help="Search the session as last indexed; skip the refresh.")] = False,
 ) -> None:
     """Search code and docs with hybrid BM25 + vector retrieval, filters and explanations."""
-    from genesis_git.errors import UsageError
+    from genesis_git.kernel.errors import UsageError
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
     if not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import emit_json, note, warn
 
     with Genesis() as g:
@@ -59,12 +59,12 @@ def search_cmd(
     for w in result.warnings:
         (note if w.startswith("no results") else warn)(w)
     if json_out:
-        from genesis_git.retrieve.shapes import to_json
+        from genesis_git.search.shapes import to_json
 
         emit_json(to_json(result, files))
     elif markdown:
         from genesis_git.cli.output import echo
-        from genesis_git.retrieve.shapes import to_markdown
+        from genesis_git.search.shapes import to_markdown
 
         echo(to_markdown(result, files).rstrip("\n"))
     else:
@@ -73,9 +73,9 @@ def search_cmd(
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:
     from genesis_git.cli.output import echo, stdout_is_tty
-    from genesis_git.quoting import quote_path
-    from genesis_git.retrieve import group_by_file
-    from genesis_git.retrieve.explain import explain_lines, snippet
+    from genesis_git.search import group_by_file
+    from genesis_git.search.explain import explain_lines, snippet
+    from genesis_git.text.quoting import quote_path
 
     rrf_k = int(result.stats.get("rrf_k", 60))
     if stdout_is_tty():
@@ -104,7 +104,7 @@ def _render(result: SearchResult, files: bool, explain: bool) -> None:
 def _highlighted(text: str, terms: list[str]) -> Any:
     from rich.text import Text
 
-    from genesis_git.retrieve.explain import highlight_spans
+    from genesis_git.search.explain import highlight_spans
 
     out = Text(text)
     for start, end in highlight_spans(text, terms):
@@ -116,8 +116,8 @@ def _render_rich(result: SearchResult, files: bool, explain: bool) -> None:
     from rich.table import Table
 
     from genesis_git.cli.output import console
-    from genesis_git.retrieve import group_by_file
-    from genesis_git.retrieve.explain import explain_lines, snippet
+    from genesis_git.search import group_by_file
+    from genesis_git.search.explain import explain_lines, snippet
 
     rrf_k = int(result.stats.get("rrf_k", 60))
     table = Table(title=f"{result.query.strip()}  ({result.mode})", title_justify="left",

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from genesis_git.api import Genesis
+from genesis_git.app.facade import Genesis
 
 app = typer.Typer(help="Index the working tree into a session and manage sessions.",
                   no_args_is_help=True)
@@ -110,7 +110,7 @@ def _render_summary(s: dict[str, Any]) -> None:
 def status(json_out: JsonOpt = False) -> None:
     """Show the active session of this worktree (exit 1 when there is none)."""
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.errors import ExitCode
+    from genesis_git.kernel.errors import ExitCode
 
     with Genesis() as g:
         s = g.active_session()

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from genesis_git.api import Genesis
+from genesis_git.app.facade import Genesis
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from genesis_git.api import Genesis
+from genesis_git.app.facade import Genesis
 
 app = typer.Typer(help="The story ledger: what each story id holds, rebuilt from git when needed.",
                   no_args_is_help=True)
@@ -30,7 +30,7 @@ def list_(
 ) -> None:
     """List the stories, most recently updated first."""
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty
-    from genesis_git.errors import UsageError
+    from genesis_git.kernel.errors import UsageError
 
     if project is not None and not org:
         raise UsageError("--project goes with --org (the local ledger is one project)")
@@ -173,8 +173,8 @@ def context(
 ) -> None:
     """Everything a story holds: record, commits, net changed files, artifacts, links."""
     from genesis_git.cli.output import echo, emit_json, note
-    from genesis_git.errors import UsageError
-    from genesis_git.story.context import render_markdown, render_text
+    from genesis_git.kernel.errors import UsageError
+    from genesis_git.stories.context import render_markdown, render_text
 
     if json_out and markdown:
         raise UsageError("--json and --markdown exclude each other")

@@ -24,7 +24,7 @@ def sync(
     .genesis.toml, written by `genesis init --share`).  A remote without a ledger yet
     is fine.
     """
-    from genesis_git.api import Genesis
+    from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, note
 
     warnings: list[str] = []
@@ -59,7 +59,7 @@ def _mirror_failed(error: Exception | None) -> None:
         return
     import sys
 
-    from genesis_git.errors import ExitCode, GenesisError
+    from genesis_git.kernel.errors import ExitCode, GenesisError
 
     sys.stderr.write(f"genesis: error: {error}\n")
     code = error.exit_code if isinstance(error, GenesisError) else ExitCode.USER_ERROR

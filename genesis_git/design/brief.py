@@ -20,7 +20,7 @@ from genesis_git.design.index import load_index
 from genesis_git.design.library import Library, LibraryUnavailable, inside_repo
 from genesis_git.design.protocol import answer, find_request
 from genesis_git.design.search import fmt6, search_index
-from genesis_git.errors import UsageError
+from genesis_git.kernel.errors import UsageError
 
 DEFAULT_OUT = "tasks/design-brief.md"
 NO_LIBRARY = "no reference library"

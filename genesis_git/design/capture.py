@@ -24,7 +24,7 @@ from genesis_git.design.library import (
     sha256_bytes,
 )
 from genesis_git.design.manage import ensure_library
-from genesis_git.errors import GenesisError
+from genesis_git.kernel.errors import GenesisError
 
 DEFAULT_LICENSE = "project-internal"
 

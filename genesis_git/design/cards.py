@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from genesis_git.errors import GenesisError
+from genesis_git.kernel.errors import GenesisError
 
 MAX_CHUNK_CHARS = 400
 SECTIONS = ("summary", "tokens", "rationale", "dos", "donts")

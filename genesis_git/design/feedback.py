@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from genesis_git.design.library import FEEDBACK, Library, now_iso
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import GenesisError, UsageError
 
 ACTIONS = ("useful", "off", "block", "unblock")
 FACTORS = {"useful": 1.1, "off": 0.8}

@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from genesis_git.bm25 import K1, B
-from genesis_git.config import Config
+from genesis_git.config.settings import Config
 from genesis_git.design.cards import chunk_card, license_known, value_keys
 from genesis_git.design.library import (
     CHUNKS,
@@ -32,8 +31,9 @@ from genesis_git.design.library import (
     dump_json,
     inside_repo,
 )
-from genesis_git.errors import GenesisError
-from genesis_git.text import (
+from genesis_git.kernel.errors import GenesisError
+from genesis_git.text.bm25 import K1, B
+from genesis_git.text.tokens import (
     STOPCHARS_ZH,
     STOPWORDS,
     SYNONYM_WEIGHT,
@@ -41,7 +41,7 @@ from genesis_git.text import (
     tokenize,
     unique,
 )
-from genesis_git.text import synonym_groups as text_synonym_groups
+from genesis_git.text.tokens import synonym_groups as text_synonym_groups
 
 VALUE_BOOST = 0.5
 TAG_BOOST = 0.3

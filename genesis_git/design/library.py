@@ -20,10 +20,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from genesis_git import locks
-from genesis_git.config import Config, load_config
-from genesis_git.errors import GenesisError
-from genesis_git.repo import Repo, find_repo
+from genesis_git.config.settings import Config, load_config
+from genesis_git.git.repo import Repo, find_repo
+from genesis_git.kernel import locks
+from genesis_git.kernel.errors import GenesisError
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
@@ -198,7 +198,7 @@ class Library:
 
 @contextlib.contextmanager
 def file_lock(lock: Path, timeout: float = 10.0) -> Iterator[None]:
-    """Hold ``lock`` for the duration of the block (:mod:`genesis_git.locks`: a holder that
+    """Hold ``lock`` for the duration of the block (:mod:`genesis_git.kernel.locks`: a holder that
     dies lets go of it)."""
     try:
         with locks.hold(lock, timeout):

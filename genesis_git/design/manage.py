@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from genesis_git.config import Config
+from genesis_git.config.settings import Config
 from genesis_git.design.index import load_index, save_library
 from genesis_git.design.library import (
     FEEDBACK,
@@ -25,9 +25,9 @@ from genesis_git.design.library import (
     reader_bytes,
     sha256_bytes,
 )
-from genesis_git.errors import GenesisError
-from genesis_git.findings import Finding
-from genesis_git.repo import Repo
+from genesis_git.git.repo import Repo
+from genesis_git.kernel.errors import GenesisError
+from genesis_git.kernel.findings import Finding
 
 
 def empty_manifest() -> dict[str, Any]:

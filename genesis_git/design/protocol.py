@@ -23,7 +23,7 @@ from typing import Any
 
 from genesis_git.design.library import Library, file_lock
 from genesis_git.design.manage import health
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import GenesisError, UsageError
 
 OUTBOX_DSH = "outbox-dsh.md"
 OUTBOX_DEVECO = "outbox-deveco.md"

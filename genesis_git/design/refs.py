@@ -25,7 +25,7 @@ from typing import Any
 from genesis_git.design.cards import license_known, token_value_text
 from genesis_git.design.feedback import card_id
 from genesis_git.design.library import Library, LibraryUnavailable, read_json_input
-from genesis_git.errors import UsageError
+from genesis_git.kernel.errors import UsageError
 
 _AESTHETIC = {"aesthetic", "aesthetics", "aes", "visual", "审美"}
 

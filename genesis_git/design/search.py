@@ -3,7 +3,7 @@
 ``score = weight × licenseFactor × (bm25 + tokenBoost + profileBoost)``
 
 - ``bm25``: k1 = 1.2, b = 0.75 over chunks; a query term weighs 1.0, a synonym
-  0.5 (:func:`genesis_git.text.analyze_query`); a term contributes
+  0.5 (:func:`genesis_git.text.tokens.analyze_query`); a term contributes
   ``w × idf × tf × (k1 + 1) / (tf + norm)``, summed in query-term order; a
   card's bm25 is its best chunk's (the first such chunk on a tie).
 - ``tokenBoost``: +0.5 for each colour or numeric value of the query that is
@@ -29,8 +29,8 @@ from typing import Any
 from genesis_git.design.cards import query_values
 from genesis_git.design.index import load_index
 from genesis_git.design.library import Library
-from genesis_git.errors import UsageError
-from genesis_git.text import SynonymTable, analyze_query
+from genesis_git.kernel.errors import UsageError
+from genesis_git.text.tokens import SynonymTable, analyze_query
 
 
 def rnd(x: float) -> float:
@@ -158,7 +158,7 @@ def search(lib: Library, query: str, top: int | None = None) -> dict[str, Any]:
 def stale_settings(lib: Library, index: Mapping[str, Any]) -> str:
     """Which config-derived tables differ from those the index was built with ("" if none)."""
     from genesis_git.design.index import load_profile, synonym_groups
-    from genesis_git.errors import GenesisError
+    from genesis_git.kernel.errors import GenesisError
 
     stale: list[str] = []
     if synonym_groups(lib.config) != index["text"]["synonyms"]:

@@ -27,12 +27,12 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genesis_git.errors import EnvironmentProblem, GenesisError
-from genesis_git.repo import Repo
+from genesis_git.git.repo import Repo
+from genesis_git.kernel.errors import EnvironmentProblem, GenesisError
 
 if TYPE_CHECKING:
-    from genesis_git.config import Config
-    from genesis_git.findings import Finding
+    from genesis_git.config.settings import Config
+    from genesis_git.kernel.findings import Finding
 
 HOOK_NAMES = ("commit-msg", "post-commit", "post-rewrite", "pre-push")
 HOOK_ID = "8d1c08e313dbc2234ac3f09bb8d5a77a"
@@ -236,7 +236,7 @@ def install(repo: Repo, *, follow_hooks_path: bool = False,
         _write_executable(path, render(name, python, by_name_shell(legacy) if chained else None))
         done.append({"hook": name, "path": str(path), "action": action, "legacy": chained,
                      "manager": manager(legacy) if chained else None})
-    from genesis_git.ledger.sync import ensure_fetch_refspec, remotes
+    from genesis_git.stories.ledger.sync import ensure_fetch_refspec, remotes
 
     fetching = []
     for remote in remotes(repo.root):
@@ -275,7 +275,7 @@ def uninstall(repo: Repo) -> dict[str, Any]:
                 done.append({"hook": name, "path": str(path), "action": "removed, legacy restored"})
             else:
                 done.append({"hook": name, "path": str(path), "action": "removed"})
-    from genesis_git.ledger.sync import remove_fetch_refspecs
+    from genesis_git.stories.ledger.sync import remove_fetch_refspecs
 
     return {"dirs": [str(f) for f in folders], "hooks": done,
             "fetch_refspecs_removed": remove_fetch_refspecs(repo.root)}
@@ -335,7 +335,7 @@ def status(repo: Repo) -> dict[str, Any]:
 
 
 def doctor_findings(repo: Repo, config: Config) -> list[Finding]:
-    from genesis_git.findings import Finding
+    from genesis_git.kernel.findings import Finding
 
     st = status(repo)
     hooks = st["hooks"]

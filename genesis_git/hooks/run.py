@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 import sys
 
-from genesis_git.errors import ExitCode
 from genesis_git.hooks.runtime import HookRepo, open_store, store_path
-from genesis_git.story import journal
-from genesis_git.story.commits import story_settings
-from genesis_git.story.journal import HOOK_BUSY_MS
+from genesis_git.kernel.errors import ExitCode
+from genesis_git.stories import journal
+from genesis_git.stories.commits import story_settings
+from genesis_git.stories.journal import HOOK_BUSY_MS
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
     end (a ``---`` line is no divider here), only to a message that names a story unless
     ``story.session_trailer`` says ``always`` or ``never``, and never twice.
     """
-    from genesis_git.story.message import (
+    from genesis_git.stories.message import (
         AUTO_COMMENT_CHARS,
         add_session_trailer,
         comment_chars,
@@ -77,7 +77,7 @@ def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
         return 0
     import sqlite3
 
-    from genesis_git.story.ledger import active_session
+    from genesis_git.stories.tables import active_session
 
     try:
         conn = open_store(repo, migrate=False, busy_ms=HOOK_BUSY_MS)
@@ -117,7 +117,7 @@ class _Store:
 
 
 def post_commit(repo: HookRepo, args: Sequence[str]) -> int:
-    from genesis_git.story import binding
+    from genesis_git.stories import binding
 
     rules = story_settings(repo.root)
     store = _Store(repo)
@@ -134,7 +134,7 @@ def post_commit(repo: HookRepo, args: Sequence[str]) -> int:
 
 
 def post_rewrite(repo: HookRepo, args: Sequence[str]) -> int:
-    from genesis_git.story import rewrite
+    from genesis_git.stories import rewrite
 
     kind = args[0] if args else "amend"
     pairs = rewrite.parse_rewrites(sys.stdin.read())
@@ -185,8 +185,8 @@ def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]
         mode = "background"
     if mode == "off":
         return
-    from genesis_git.base import no_git_env, spawn_detached
-    from genesis_git.db.blobs import missing_blobs
+    from genesis_git.kernel.base import no_git_env, spawn_detached
+    from genesis_git.store.blobs import missing_blobs
 
     try:
         missing = missing_blobs(conn, blobs)
@@ -205,12 +205,12 @@ def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]
 def _index_now(repo: HookRepo, conn: sqlite3.Connection,
                entries: list[tuple[str, str]]) -> None:
     """Cache the blobs of ``entries`` the cache lacks; the indexer is loaded only on a miss."""
-    from genesis_git.db.blobs import missing_blobs
+    from genesis_git.store.blobs import missing_blobs
 
     missing = missing_blobs(conn, entries)
     if not missing:
         return
-    from genesis_git.config import load_config
+    from genesis_git.config.settings import load_config
     from genesis_git.index.indexer import ensure_blobs
 
     full = repo.to_repo()
@@ -242,8 +242,8 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
     try:
         from pathlib import Path
 
-        from genesis_git.config import load_config
-        from genesis_git.ledger.sync import remotes, sync
+        from genesis_git.config.settings import load_config
+        from genesis_git.stories.ledger.sync import remotes, sync
 
         config = load_config(Path(repo.root))
         if not config.bool("ledger.share") or not os.path.exists(store_path(repo)):
@@ -286,7 +286,7 @@ HOOKS: dict[str, HookFn] = {
 def _report(repo: HookRepo | None, hook: str, exc: BaseException) -> None:
     import traceback
 
-    from genesis_git.story import hooklog
+    from genesis_git.stories import hooklog
 
     summary = f"{type(exc).__name__}: {exc}".replace("\n", " ")
     where = hooklog.record(repo.to_repo() if repo else None, hook, summary,

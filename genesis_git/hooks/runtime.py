@@ -1,24 +1,24 @@
 """What the hooks need, at the smallest import cost: git, the repository, the store.
 
 Every commit starts Python twice (commit-msg, post-commit), so this module
-imports nothing beyond ``os``, ``select``, :mod:`genesis_git.base` and (when the
+imports nothing beyond ``os``, ``select``, :mod:`genesis_git.kernel.base` and (when the
 store is used) ``sqlite3`` and, for a store that needs them, the migrations.  ``subprocess``, ``pathlib``, ``dataclasses``
 and ``tomllib`` each cost more than a bare interpreter start here, so:
 
 * git runs through ``os.posix_spawnp`` (:func:`run_git`);
-* :class:`HookRepo` has the attributes of :class:`genesis_git.repo.Repo` that the
+* :class:`HookRepo` has the attributes of :class:`genesis_git.git.repo.Repo` that the
   story modules use, with ``str`` paths;
-* :func:`genesis_git.story.commits.story_settings` (beside the rules it makes)
+* :func:`genesis_git.stories.commits.story_settings` (beside the rules it makes)
   reads the ``story.*`` settings without a TOML parser unless a config file
   mentions ``story`` outside a comment (or the environment sets more than the
   pattern and ``require_story``), in which case
-  :func:`genesis_git.config.load_config` decides;
-* :func:`open_store` applies the pragmas of :func:`genesis_git.db.connect.connect`
+  :func:`genesis_git.config.settings.load_config` decides;
+* :func:`open_store` applies the pragmas of :func:`genesis_git.store.connect.connect`
   and runs the migrations when the store's ``PRAGMA user_version`` is not
-  :data:`genesis_git.base.SCHEMA_VERSION`.
+  :data:`genesis_git.kernel.base.SCHEMA_VERSION`.
 
 The store's name, location, page size and busy timeout, the cleaned git
-environment and the detached spawn come from :mod:`genesis_git.base`, which
+environment and the detached spawn come from :mod:`genesis_git.kernel.base`, which
 the full package uses too.
 
 Tests hold each of these equal to the full implementation it stands in for.
@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import select
 
-from genesis_git.base import (
+from genesis_git.kernel.base import (
     DB_NAME,
     DEFAULT_STORY_PATTERN,
     PAGE_SIZE,
@@ -42,8 +42,8 @@ from genesis_git.base import (
     spawn_detached,
     split_log,
 )
-from genesis_git.base import project_id as _project_id
-from genesis_git.base import store_dir as _store_dir
+from genesis_git.kernel.base import project_id as _project_id
+from genesis_git.kernel.base import store_dir as _store_dir
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
 
@@ -52,8 +52,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
     from typing import Any
 
-    from genesis_git.base import LogCommit
-    from genesis_git.repo import Repo
+    from genesis_git.git.repo import Repo
+    from genesis_git.kernel.base import LogCommit
 
 DEFAULT_PATTERN = DEFAULT_STORY_PATTERN
 __all__ = ["DEFAULT_PATTERN", "GitFailed", "HookRepo", "no_git_env", "open_store", "run_git",
@@ -128,7 +128,7 @@ class HookRepo:
                                 "--git-common-dir", "--show-toplevel"])
         lines = out.decode("utf-8", "surrogateescape").splitlines()
         if code != 0 or len(lines) < 4 or lines[0].strip() != "false":
-            from genesis_git.repo import find_repo
+            from genesis_git.git.repo import find_repo
 
             repo = find_repo()  # raises the error that explains what is wrong
             return cls(str(repo.root), str(repo.git_dir), str(repo.common_dir))
@@ -138,7 +138,7 @@ class HookRepo:
 
     @property
     def project_id(self) -> str:
-        """As :attr:`genesis_git.repo.Repo.project_id`."""
+        """As :attr:`genesis_git.git.repo.Repo.project_id`."""
         return _project_id(self.common_dir)
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
@@ -151,14 +151,14 @@ class HookRepo:
 
     def log(self, fmt: str, *revs: str, options: Sequence[str] = (),
             names: bool = True) -> Iterator[LogCommit]:
-        """As :meth:`genesis_git.repo.Repo.log`, read in one piece (a hook walks little)."""
+        """As :meth:`genesis_git.git.repo.Repo.log`, read in one piece (a hook walks little)."""
         code, out, _ = run_git(log_args(fmt, revs, options, names))
         return split_log([out] if code == 0 else [])
 
     def to_repo(self) -> Repo:
         from pathlib import Path
 
-        from genesis_git.repo import Repo
+        from genesis_git.git.repo import Repo
 
         return Repo(root=Path(self.root), git_dir=Path(self.git_dir),
                     common_dir=Path(self.common_dir))
@@ -167,7 +167,7 @@ class HookRepo:
 # -- the store --------------------------------------------------------------------------
 
 def store_dir(repo: HookRepo) -> str:
-    """As :func:`genesis_git.db.connect.store_dir`."""
+    """As :func:`genesis_git.store.connect.store_dir`."""
     return _store_dir(repo.common_dir)
 
 
@@ -201,7 +201,7 @@ def open_store(repo: HookRepo, *, migrate: bool = True,
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
     if migrate and not _up_to_date(conn):
-        from genesis_git.db.migrations import migrate as run_migrations
+        from genesis_git.store.migrations import migrate as run_migrations
 
         run_migrations(conn)
     return conn

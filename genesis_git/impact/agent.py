@@ -21,21 +21,21 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from genesis_git.errors import GenesisError, UsageError
 from genesis_git.impact.corpus import Corpus, corpus_from_rag, load_prepared_corpus
-from genesis_git.impact.engines import Engine, EngineError, get_engine
 from genesis_git.impact.prompt import PromptChunk, build_prompt, parse_answer
 from genesis_git.impact.rank import Ranking, RankOptions, Weights, rank
 from genesis_git.impact.result import best_chunk, cross_reference_result, evidence_lines
 from genesis_git.impact.signals import QueryInfo, analyze
-from genesis_git.querybounds import bound_query
-from genesis_git.quoting import quoted
-from genesis_git.text import SynonymTable, synonym_table
+from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.providers.llm import Engine, EngineError, get_engine
+from genesis_git.text.querybounds import bound_query
+from genesis_git.text.quoting import quoted
+from genesis_git.text.tokens import SynonymTable, synonym_table
 
 if TYPE_CHECKING:
-    from genesis_git.config import Config
+    from genesis_git.config.settings import Config
+    from genesis_git.index.session import Context
     from genesis_git.rag.impact_rag import ImpactRAG
-    from genesis_git.session import Context
 
 LLM_WEIGHT = 0.5
 DEFAULT_SCOPE = "default"
@@ -99,7 +99,7 @@ class ImpactAgent:
         return synonym_table(self.config.table("text.synonyms"))
 
     def _session(self, scope: str | None) -> str:
-        from genesis_git.session import ensure_session
+        from genesis_git.index.session import ensure_session
 
         assert self.context is not None
         return scope or ensure_session(self.context, refresh=False)
@@ -219,9 +219,9 @@ def load_context_corpus(ctx: Context, session_id: str) -> Corpus:
     missing), tables, methods and imports from the blobs' prepared facts; a
     long-lived process may keep the result while the store is unchanged.
     """
-    from genesis_git.embed import embedder_id, get_embedder
     from genesis_git.impact.stats import TextStats
-    from genesis_git.retrieve.session_index import session_index
+    from genesis_git.providers.embedders import embedder_id, get_embedder
+    from genesis_git.search.session_index import session_index
 
     idx = session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))
     return load_prepared_corpus(ctx.conn, session_id, TextStats(idx))

@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from genesis_git.db import blobs, sessionmap
 from genesis_git.index import packs
 from genesis_git.index.cache import read_packs
 from genesis_git.index.classify import artifact_type, content_hint
-from genesis_git.text import tokenize
+from genesis_git.store import blobs, sessionmap
+from genesis_git.text.tokens import tokenize
 
 T = TypeVar("T")
 

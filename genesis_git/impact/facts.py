@@ -11,9 +11,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from genesis_git.db import blobs
 from genesis_git.index.cache import chunk_texts
 from genesis_git.index.facts import FACTS_VERSION, BlobFacts, ChunkText, compute
+from genesis_git.store import blobs
 
 __all__ = ["FACTS_VERSION", "BlobFacts", "compute", "ensure", "load", "missing"]
 

@@ -25,7 +25,7 @@ from genesis_git.index.facts import (
     py_import_specs,
     tables_in_text,
 )
-from genesis_git.text import first_token, tokenize
+from genesis_git.text.tokens import first_token, tokenize
 
 if TYPE_CHECKING:
     from genesis_git.index.facts import BlobFacts

@@ -23,12 +23,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from genesis_git import bm25
-from genesis_git.db import kv
-from genesis_git.db.connect import transaction
+from genesis_git.git.repo import Repo
 from genesis_git.impact.signals import clean_requirement
-from genesis_git.repo import Repo
-from genesis_git.text import tokenize
+from genesis_git.store import kv
+from genesis_git.store.connect import transaction
+from genesis_git.text import bm25
+from genesis_git.text.tokens import tokenize
 
 MAX_COMMITS = 3000  # the most recent commits of HEAD's ancestry that are read
 MAX_TX_FILES = 20  # a commit touching more files is not a coupling signal
@@ -206,7 +206,7 @@ def churn_scores(hist: History, candidates: Iterable[str]) -> dict[str, float]:
 def story_records(conn: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
     """``(story_id, text, paths)`` from the ledger; empty when the ledger module is not installed."""
     try:
-        from genesis_git.story.ledger import story_texts
+        from genesis_git.stories.tables import story_texts
     except ImportError:
         return []
     try:

@@ -6,7 +6,7 @@ The answer must be JSON: ``{"impacts": [{"target", "kind", "path", "lines",
 "type", "detail", "evidence"}]}``.  :func:`parse_answer` accepts it inside a
 Markdown code fence or after some prose, and normalises ``type`` (修改 →
 modify, 新增 → add, 删除 → delete) and ``kind``; anything else raises
-:class:`~genesis_git.impact.engines.EngineError`.
+:class:`~genesis_git.providers.llm.EngineError`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from genesis_git.impact.engines import EngineError
+from genesis_git.providers.llm import EngineError
 
 MAX_CHUNK_CHARS = 1800
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from genesis_git import bm25
 from genesis_git.impact.corpus import Corpus, FileDoc
 from genesis_git.impact.graph import Graph, Table, build_graph, column_tokens
 from genesis_git.impact.history import (
@@ -38,7 +37,8 @@ from genesis_git.impact.history import (
     story_scores,
 )
 from genesis_git.impact.signals import QueryInfo, file_flags, penalty_factor
-from genesis_git.text import tokenize
+from genesis_git.text import bm25
+from genesis_git.text.tokens import tokenize
 
 PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
 SEED_SIGNALS = {"text", "path", "named", "definition"}

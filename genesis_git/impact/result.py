@@ -17,7 +17,7 @@ from genesis_git.impact.corpus import ChunkDoc, Corpus, FileDoc
 from genesis_git.impact.graph import Table, column_tokens
 from genesis_git.impact.rank import FileScore, Ranking
 from genesis_git.impact.signals import QueryInfo
-from genesis_git.text import tokenize
+from genesis_git.text.tokens import tokenize
 
 EVIDENCE_LINES = 3
 LINE_CHARS = 160

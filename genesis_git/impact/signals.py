@@ -19,8 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from genesis_git.index.facts import has_generated_mark
-from genesis_git.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
-from genesis_git.text import (
+from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
+from genesis_git.text.tokens import (
     LINK,
     QueryTerm,
     SynonymTable,

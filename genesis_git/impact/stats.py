@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from genesis_git.retrieve.termindex import term_hash
+from genesis_git.search.termindex import term_hash
 
 if TYPE_CHECKING:
     from genesis_git.impact.corpus import Corpus
-    from genesis_git.retrieve.session_index import SessionIndex
+    from genesis_git.search.session_index import SessionIndex
 
 K1 = 1.2
 B = 0.75

@@ -7,7 +7,7 @@ blob and all its chunks are written in one transaction, so no session ever
 maps a half-written blob.  The chunks' texts and terms are read from the
 blob's packs (:mod:`~genesis_git.index.packs`) with :func:`read_packs`, which
 first packs a blob that an older version cached (:func:`pack_unpacked`).  The
-SQL is :mod:`genesis_git.db.blobs`.
+SQL is :mod:`genesis_git.store.blobs`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from genesis_git.config import DEFAULTS, Config
-from genesis_git.db import blobs
-from genesis_git.db.connect import SEARCH_DIR, compact, store_path, transaction
-from genesis_git.embed import embedder_from_config, embedder_id, hashing_dim
+from genesis_git.config.settings import DEFAULTS, Config
+from genesis_git.git.repo import Repo
 from genesis_git.index import chunk, packs
-from genesis_git.repo import Repo
-from genesis_git.text import VOCABULARY
+from genesis_git.providers.embedders import embedder_from_config, embedder_id, hashing_dim
+from genesis_git.store import blobs
+from genesis_git.store.connect import SEARCH_DIR, compact, store_path, transaction
+from genesis_git.text.tokens import VOCABULARY
 
 
 @dataclass

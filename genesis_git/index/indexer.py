@@ -7,7 +7,7 @@ shared cache (:func:`index_entries`: :mod:`~genesis_git.index.prepare`, in
 worker processes for a large cold index, :mod:`~genesis_git.index.pool`, then
 :mod:`~genesis_git.index.cache`), compute each path's metadata
 (:mod:`~genesis_git.index.metadata`) and write the session's map
-(:mod:`genesis_git.db.sessionmap`) in one transaction.  A process killed
+(:mod:`genesis_git.store.sessionmap`) in one transaction.  A process killed
 half-way leaves only whole blobs, and the next run picks up where it stopped.
 """
 
@@ -21,18 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from genesis_git.config import Config
-from genesis_git.db import kv, sessionmap
-from genesis_git.db.connect import transaction
-from genesis_git.db.sessionmap import MAP_COLUMNS, previous_state
-from genesis_git.embed import embedder_from_config
+from genesis_git.config.settings import Config
+from genesis_git.git.repo import Repo, hash_blob
 from genesis_git.index import pool as workers
 from genesis_git.index.cache import CachedBlob, chunker_id, lookup_blobs, store_prepared
 from genesis_git.index.metadata import Metadata
 from genesis_git.index.prepare import Prepared, prepare_many
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.index.state import known_state, remember_state, state_key
-from genesis_git.repo import Repo, hash_blob
+from genesis_git.providers.embedders import embedder_from_config
+from genesis_git.store import kv, sessionmap
+from genesis_git.store.connect import transaction
+from genesis_git.store.sessionmap import MAP_COLUMNS, previous_state
 
 Progress = Callable[[int, int], None]
 BATCH = 64

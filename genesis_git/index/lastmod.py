@@ -8,9 +8,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from genesis_git.db import kv
-from genesis_git.db.connect import transaction
-from genesis_git.repo import Repo, run_git
+from genesis_git.git.repo import Repo, run_git
+from genesis_git.store import kv
+from genesis_git.store.connect import transaction
 
 
 def last_modified_times(conn: sqlite3.Connection, repo: Repo, head: str | None,

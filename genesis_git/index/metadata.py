@@ -9,7 +9,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from genesis_git.config import Config
+from genesis_git.config.settings import Config
+from genesis_git.git.repo import Repo
 from genesis_git.index.cache import CachedBlob, chunker_id
 from genesis_git.index.classify import (
     CODEOWNERS_PATHS,
@@ -20,7 +21,6 @@ from genesis_git.index.classify import (
 )
 from genesis_git.index.lastmod import last_modified_times
 from genesis_git.index.scan import FileEntry, Snapshot
-from genesis_git.repo import Repo
 
 
 def _iso(ts: float) -> str:

@@ -15,9 +15,9 @@ three packs instead, each holding all its chunks in their order (``ord``):
 * **vectors** — unit vectors as float16, one row per chunk, only for an
   embedder whose vectors cannot be derived from the terms; the offline
   hashing embedder's are derived when the search base is built
-  (:meth:`genesis_git.embed.HashingEmbedder.embed_postings`).
+  (:meth:`genesis_git.providers.embedders.HashingEmbedder.embed_postings`).
 
-The terms are those of :func:`genesis_git.text.tokenize`; a term never holds
+The terms are those of :func:`genesis_git.text.tokens.tokenize`; a term never holds
 white space, so ``"\\n"`` separates them.
 """
 

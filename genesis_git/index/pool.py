@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from genesis_git.config import Config
-from genesis_git.db.connect import store_file
-from genesis_git.embed import HashingEmbedder
+from genesis_git.config.settings import Config
 from genesis_git.index.cache import chunker_id, store_prepared
 from genesis_git.index.prepare import Prepared, prepare_many
+from genesis_git.providers.embedders import HashingEmbedder
+from genesis_git.store.connect import store_file
 
 POOL_MIN_MISSES = 256
 POOL_WINDOW = 4
@@ -43,7 +43,7 @@ def start(conn: sqlite3.Connection, config: Config, embedder: Any) -> Any:
 def _init_worker(config: Config, dim: int, db_path: str) -> None:  # pragma: no cover - a child
     import threading
 
-    from genesis_git.db.connect import connect
+    from genesis_git.store.connect import connect
     # A worker blocks on a queue whose other end its siblings also hold, so it would
     # outlive a parent that was killed; it leaves as soon as it is orphaned instead (an
     # unfinished batch is an uncommitted transaction, which SQLite rolls back).

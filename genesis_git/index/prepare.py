@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from genesis_git.config import Config
-from genesis_git.embed import HashingEmbedder
+from genesis_git.config.settings import Config
 from genesis_git.index import packs
 from genesis_git.index.chunk import Chunk, chunk_text, language_of
 from genesis_git.index.classify import content_hint
 from genesis_git.index.facts import FACTS_VERSION, compute
-from genesis_git.text import VOCABULARY, index_terms
+from genesis_git.providers.embedders import HashingEmbedder
+from genesis_git.text.tokens import VOCABULARY, index_terms
 
 LFS_PREFIX = b"version https://git-lfs.github.com/spec/v1"
 

@@ -16,8 +16,8 @@ import stat as statmod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genesis_git.git.repo import RawSnapshot, Repo, hash_blob
 from genesis_git.index.classify import any_glob
-from genesis_git.repo import RawSnapshot, Repo, hash_blob
 
 SUBMODULE_MODE = "160000"
 SYMLINK_MODE = "120000"

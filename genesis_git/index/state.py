@@ -8,10 +8,10 @@ import os
 import sqlite3
 from typing import Any
 
-from genesis_git.config import Config
-from genesis_git.db import kv
+from genesis_git.config.settings import Config
+from genesis_git.git.repo import RawSnapshot, Repo
 from genesis_git.index.cache import chunker_id
-from genesis_git.repo import RawSnapshot, Repo
+from genesis_git.store import kv
 
 
 def state_key(repo: Repo, raw: RawSnapshot, config: Config, embedder_id: str) -> str:

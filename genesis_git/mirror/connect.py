@@ -4,7 +4,7 @@ psycopg 3 is an optional extra (``pip install 'genesis-git[postgres]'``):
 without it every mirror command says how to install it (exit 3).  The
 password is never given to psycopg by genesis: libpq reads ``PGPASSWORD``,
 ``~/.pgpass`` or a service file itself.  Failures become a
-:class:`~genesis_git.errors.MirrorError` (exit 4) whose text has been
+:class:`~genesis_git.kernel.errors.MirrorError` (exit 4) whose text has been
 scrubbed of the password; the original exception is not chained, so neither
 ``--debug`` nor the log can show it.
 """
@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from genesis_git.errors import EnvironmentProblem, MirrorError, UsageError
+from genesis_git.kernel.errors import EnvironmentProblem, MirrorError, UsageError
 from genesis_git.mirror import schema
 from genesis_git.mirror.conninfo import Target, scrub
 

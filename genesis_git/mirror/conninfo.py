@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import GenesisError, UsageError
 
 MASK = "***"
 ENV_URL = "GENESIS_LEDGER_MIRROR"

@@ -12,10 +12,10 @@ import difflib
 from datetime import datetime, timezone
 from typing import Any
 
-from genesis_git.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import GenesisError, UsageError
 from genesis_git.mirror import schema
-from genesis_git.quoting import quote_path
-from genesis_git.story.context import artifact_body, artifact_lines, artifact_sections
+from genesis_git.stories.context import artifact_body, artifact_lines, artifact_sections
+from genesis_git.text.quoting import quote_path
 
 ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 COMMIT_SOURCE = "commit"
@@ -117,7 +117,7 @@ def _commits(conn: Any, story_id: str) -> list[dict[str, Any]]:
 
 
 def _net(changes: list[tuple[str, str]]) -> list[dict[str, str]]:
-    from genesis_git.story.context import net_files
+    from genesis_git.stories.context import net_files
 
     return net_files(changes)
 

@@ -8,7 +8,7 @@
    that concurrent mirrors never deadlock each other), and each story's rows
    in ``story_records``, ``story_artifacts`` and ``story_links`` are made
    equal to the fold of *all* its records in the mirror, from every
-   repository, by the git ledger's own :func:`~genesis_git.ledger.records.fold`.
+   repository, by the git ledger's own :func:`~genesis_git.stories.ledger.records.fold`.
    A story's title and status therefore follow the same last-writer rule as
    in every clone, whatever the order in which clones mirrored; an artifact
    that moved to another story or was retracted leaves, and a story that a
@@ -154,7 +154,7 @@ def _stored_records(conn: Any, story_ids: Sequence[str], *, besides: Sequence[An
                     project: str = "") -> tuple[list[Any], dict[str, str]]:
     """The records of ``story_ids`` in the mirror.  ``besides`` (records this transaction
     has just written, for ``project``) are taken as they are instead of being read back."""
-    from genesis_git.ledger.records import Record
+    from genesis_git.stories.ledger.records import Record
 
     recs: list[Any] = list(besides)
     project_of: dict[str, str] = {r.id: project for r in besides}
@@ -242,7 +242,7 @@ def refold(conn: Any, story_ids: Sequence[str], *, written: Sequence[Any] = (),
 
     Runs inside the caller's transaction; takes the stories' advisory locks.
     """
-    from genesis_git.ledger.records import fold
+    from genesis_git.stories.ledger.records import fold
 
     ids = sorted(set(story_ids))
     if not ids:

@@ -12,7 +12,7 @@ adds, what several repositories need:
 
 * ``genesis_records``: every ledger record ever mirrored, keyed by its unique
   id, with the project that mirrored it.  The seed's tables are the fold of
-  these records (:func:`genesis_git.ledger.records.fold`, the rule of the git
+  these records (:func:`genesis_git.stories.ledger.records.fold`, the rule of the git
   ledger), so the database and every clone that holds the same records agree,
   whatever the order in which clones mirrored, and mirroring the same records
   again adds nothing;

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from genesis_git.config import Config, load_config
-from genesis_git.errors import GenesisError
+from genesis_git.config.settings import Config, load_config
+from genesis_git.kernel.errors import GenesisError
 from genesis_git.mirror import org, schema
 from genesis_git.mirror.conninfo import Target, resolve
 from genesis_git.mirror.project import project_id
@@ -32,7 +32,7 @@ def target(config: Config, url: str | None = None) -> Target:
 def config_here(path: Path | str | None = None) -> Config:
     """The configuration of the repository around ``path``; outside one, defaults and env
     (so that ``--org`` works with ``GENESIS_LEDGER_MIRROR`` alone)."""
-    from genesis_git.repo import find_repo
+    from genesis_git.git.repo import find_repo
 
     try:
         root: Path | None = find_repo(path).root
@@ -57,7 +57,7 @@ def mirror(repo: Any, config: Config, url: str | None = None, *,
     tgt = target(config, url)
     psycopg()  # say how to install it before reading anything
     project, where = repository_project(repo, config)
-    from genesis_git.db.connect import store_path
+    from genesis_git.store.connect import store_path
 
     lines = ledger.ledger_lines(repo.root)
     ledger.add_lines(lines, ledger.pending_lines(store_path(repo)))

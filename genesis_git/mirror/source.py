@@ -1,12 +1,12 @@
 """The repository's ledger records, as cheaply as the mirror needs them.
 
 A mirror run with nothing new must not parse every record: each line of the
-ledger's files is written by :meth:`~genesis_git.ledger.records.Record.to_json`
+ledger's files is written by :meth:`~genesis_git.stories.ledger.records.Record.to_json`
 with sorted keys, so its id can be read off the line without parsing it
 (``"id"`` comes before the only nested object, ``"payload"``).  Only the lines
 the mirror does not hold yet are parsed.  A line that is not in that form is
 parsed at once; a malformed one is skipped with one warning, as
-:func:`~genesis_git.ledger.gitref.read_records` does.
+:func:`~genesis_git.stories.ledger.gitref.read_records` does.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ def _warn(message: str) -> None:
 def ledger_lines(root: str | Path, warn: Callable[[str], None] = _warn) -> dict[str, Any]:
     """``record id -> raw line`` (or the parsed record, for a line not in canonical form) of
     the local ledger and every remote's copy, each id once."""
-    from genesis_git.ledger import gitref as G
-    from genesis_git.ledger import records as rl
+    from genesis_git.stories.ledger import gitref as G
+    from genesis_git.stories.ledger import records as rl
 
     out: dict[str, Any] = {}
     bad: list[str] = []
@@ -109,7 +109,7 @@ def add_lines(out: dict[str, Any], lines: Iterable[bytes]) -> None:
 
 def parse(items: Iterable[Any], warn: Callable[[str], None] = _warn) -> list[Any]:
     """The records of raw lines (records already parsed pass through)."""
-    from genesis_git.ledger.records import Record
+    from genesis_git.stories.ledger.records import Record
 
     out = []
     bad = 0

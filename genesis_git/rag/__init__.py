@@ -2,7 +2,7 @@
 
 ``from genesis_git.rag import RagStore, ImpactRAG, get_embedder`` works as seed
 000 writes it; the names are loaded on first use.  The embedders themselves
-live in :mod:`genesis_git.embed`, below the indexer that uses them.
+live in :mod:`genesis_git.providers.embedders`, below the indexer that uses them.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 __all__ = ["Embedder", "FakeEmbedder", "HashingEmbedder", "ImpactRAG", "RagStore", "get_embedder"]
 
 _HOMES = {
-    "Embedder": "genesis_git.embed",
-    "FakeEmbedder": "genesis_git.embed",
-    "HashingEmbedder": "genesis_git.embed",
-    "get_embedder": "genesis_git.embed",
+    "Embedder": "genesis_git.providers.embedders",
+    "FakeEmbedder": "genesis_git.providers.embedders",
+    "HashingEmbedder": "genesis_git.providers.embedders",
+    "get_embedder": "genesis_git.providers.embedders",
     "RagStore": "genesis_git.rag.store",
     "ImpactRAG": "genesis_git.rag.impact_rag",
 }

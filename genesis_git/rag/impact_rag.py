@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from genesis_git.embed import Embedder
 from genesis_git.index.chunk import chunk_text
+from genesis_git.providers.embedders import Embedder
 from genesis_git.rag.store import RagStore, StoredChunk
 
 MAX_LINES = 80

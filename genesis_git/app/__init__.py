@@ -1,0 +1,2 @@
+"""The application layer: the workspace (repository, settings, store) and the Genesis façade
+that every door (the command line, the MCP server, the hooks' slow path) calls."""

@@ -1,0 +1,1 @@
+"""Configuration: the settings, their defaults and checks, and the files ``init`` writes."""

@@ -1,0 +1,1 @@
+"""The one door to git: the repository, its snapshot of the working tree and its history."""

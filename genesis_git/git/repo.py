@@ -1,0 +1,366 @@
+"""The only module that talks to git.
+
+Every call goes through :meth:`Repo.git`, which runs ``git`` as a subprocess
+with ``-z`` output wherever paths are involved, so that paths with spaces,
+unicode or newlines survive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from genesis_git.kernel.base import LogCommit, log_args, no_git_env, split_log
+from genesis_git.kernel.base import project_id as base_project_id
+from genesis_git.kernel.errors import EnvironmentProblem, GenesisError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment without inherited ``GIT_*`` variables.
+
+    Hooks run with ``GIT_DIR``, ``GIT_INDEX_FILE`` and friends set; any git
+    call aimed at something other than the current repository must not see them.
+    """
+    return no_git_env(extra)
+
+
+def hash_blob(data: bytes) -> str:
+    """The blob SHA that ``git hash-object`` gives for ``data``."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+_LS_FILES = ("ls-files", "-s", "-z")
+# --no-optional-locks: a refresh never takes index.lock, so it cannot make the
+# user's own git command fail while genesis runs beside it
+_STATUS = ("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all",
+           "--no-renames")
+_HEAD = ("rev-parse", "--verify", "-q", "HEAD")
+_SNAPSHOT = (_HEAD, _LS_FILES, _STATUS)
+_OPTIONAL = (True, False, False)  # a repository without commits has no HEAD
+
+
+def _spawn_git(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[subprocess.Popen[bytes]]:
+    """Start several git commands at once; :func:`_collect_git` waits for them."""
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for args in commands:
+            procs.append(subprocess.Popen(["git", *args], cwd=str(cwd), stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE))
+    except FileNotFoundError:
+        for proc in procs:  # pragma: no cover - git vanished between two calls
+            proc.kill()
+            proc.wait()
+        raise _git_missing() from None
+    return procs
+
+
+def _collect_git(commands: Sequence[Sequence[str]], procs: Sequence[subprocess.Popen[bytes]],
+                 optional: Sequence[bool]) -> list[bytes | None]:
+    """The standard output of each process; ``None`` for an optional one that failed."""
+    outputs = [proc.communicate() for proc in procs]
+    result: list[bytes | None] = []
+    for args, proc, (out, err), may_fail in zip(commands, procs, outputs, optional, strict=True):
+        if proc.returncode == 0:
+            result.append(out)
+        elif may_fail:
+            result.append(None)
+        else:
+            name = " ".join(a for a in args[:3] if not a.startswith("--"))
+            raise _git_failed(name, err, proc.returncode)
+    return result
+
+
+def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
+    """A file's identity and version: git replaces its index and refs by renaming a new
+    file into place, so a rewrite changes the inode and the times."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
+            env: Mapping[str, str] | None = None, check: bool = True,
+            timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``git args`` in ``cwd``, its output captured; with ``check``, a failure is one
+    :class:`~genesis_git.kernel.errors.GenesisError` line.  ``timeout`` lets
+    :class:`subprocess.TimeoutExpired` through (a network command that hangs)."""
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=str(cwd), input=input, capture_output=True,
+            env=dict(env) if env is not None else None, timeout=timeout,
+        )
+    except FileNotFoundError:
+        raise _git_missing() from None
+    if check and proc.returncode != 0:
+        raise _git_failed(" ".join(args[:2]), proc.stderr, proc.returncode)
+    return proc
+
+
+def _git_missing() -> EnvironmentProblem:
+    return EnvironmentProblem("git is not installed or not on PATH",
+                              hint="install git 2.25 or newer")
+
+
+def _git_failed(name: str, stderr: bytes, returncode: int) -> GenesisError:
+    """One line: the command and the last line git wrote on stderr."""
+    msg = stderr.decode("utf-8", "replace").strip().splitlines()
+    return GenesisError(f"git {name} failed: {msg[-1] if msg else returncode}")
+
+
+def git_version() -> tuple[int, ...]:
+    out = run_git(["--version"], cwd=".").stdout.decode().strip()
+    digits = out.split()[2] if len(out.split()) > 2 else "0"
+    parts = []
+    for piece in digits.split("."):
+        if not piece.isdigit():
+            break
+        parts.append(int(piece))
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
+class StageEntry:
+    mode: str
+    sha: str
+    path: str
+
+
+@dataclass(frozen=True)
+class StatusEntry:
+    xy: str
+    path: str
+
+
+@dataclass
+class RawSnapshot:
+    """What git says of the working tree at one moment, unparsed."""
+
+    head: str | None
+    stage: bytes  # git ls-files -s -z
+    status: bytes  # git status --porcelain=v1 -z
+
+    def stage_entries(self) -> list[StageEntry]:
+        return _parse_stage(self.stage)
+
+    def status_entries(self) -> list[StatusEntry]:
+        return _parse_status(self.status)
+
+
+@dataclass
+class Repo:
+    root: Path
+    git_dir: Path
+    common_dir: Path
+    _pending: tuple[list[int], list[subprocess.Popen[bytes]], list[object]] | None = field(
+        default=None, repr=False, compare=False)
+    # the last output of HEAD and ls-files with the file state it was read from, so that a
+    # long-lived process (the MCP server) runs only git status while neither changed
+    _kept: dict[int, tuple[object, bytes | None]] = field(default_factory=dict, repr=False,
+                                                          compare=False)
+
+    # -- plumbing -------------------------------------------------------
+    def git(self, *args: str, input: bytes | None = None, check: bool = True,
+            env: Mapping[str, str] | None = None) -> bytes:
+        return run_git(list(args), self.root, input=input, check=check, env=env).stdout
+
+    def git_text(self, *args: str, check: bool = True) -> str:
+        return self.git(*args, check=check).decode("utf-8", "replace")
+
+    def worktree_listing(self) -> str:
+        """``git worktree list --porcelain`` (read with GitPython)."""
+        import git
+
+        try:
+            return str(git.Repo(self.root).git.worktree("list", "--porcelain"))
+        except git.GitError as exc:  # pragma: no cover - git itself works when this is asked
+            raise GenesisError(str(exc)) from None
+
+    def log(self, fmt: str, *revs: str, options: Sequence[str] = (),
+            names: bool = True) -> Iterator[LogCommit]:
+        """The commits of ``git log`` over ``revs`` (with ``names``, ``--name-only``), newest
+        first unless ``options`` say otherwise, streamed.
+
+        ``fmt`` is a ``--format`` placeholder string for the header of each commit
+        (``%ct``, ``%H%x02%B``); each :class:`~genesis_git.kernel.base.LogCommit` holds that
+        header as bytes and the paths the commit changed.  A caller that stops early
+        stops git.  A revision git does not know ends the walk without an error.
+        """
+        try:
+            proc = subprocess.Popen(["git", *log_args(fmt, revs, options, names)],
+                                    cwd=self.root, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL)
+        except FileNotFoundError:
+            raise _git_missing() from None
+        assert proc.stdout is not None
+        out = proc.stdout
+        try:
+            yield from split_log(iter(lambda: out.read(1 << 16), b""))
+        finally:
+            out.close()
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+
+    # -- facts ------------------------------------------------------------
+    @property
+    def project_id(self) -> str:
+        """Stable for a clone: the main worktree's folder name."""
+        return base_project_id(str(self.common_dir))
+
+    def head_sha(self) -> str | None:
+        proc = run_git(["rev-parse", "--verify", "-q", "HEAD"], self.root, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def branch(self) -> str | None:
+        proc = run_git(["symbolic-ref", "-q", "--short", "HEAD"], self.root, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def config_get(self, key: str) -> str | None:
+        proc = run_git(["config", "--get", key], self.root, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def hooks_dir(self) -> Path:
+        """The hooks folder of the common dir (ignores core.hooksPath)."""
+        return self.common_dir / "hooks"
+
+    # -- snapshot -------------------------------------------------------
+    def start_snapshot(self) -> None:
+        """Start the git processes of the next :meth:`snapshot` now.
+
+        They run on another core while this process goes on (importing numpy,
+        opening the store); :meth:`snapshot` then only collects their output.
+        """
+        if self._pending is None:
+            self._pending = self._spawn_snapshot()
+
+    def _spawn_snapshot(self) -> tuple[list[int], list[subprocess.Popen[bytes]], list[object]]:
+        """The snapshot's git processes, without those whose answer this object already
+        holds for the same state of the files it depends on (see :meth:`_state_of`)."""
+        states = [self._state_of(i) for i in range(len(_SNAPSHOT))]
+        todo = [i for i, st in enumerate(states)
+                if st is None or i not in self._kept or self._kept[i][0] != st]
+        return todo, _spawn_git([_SNAPSHOT[i] for i in todo], self.root), states
+
+    def _state_of(self, which: int) -> object:
+        """What the output of ``_SNAPSHOT[which]`` depends on, as file stats; ``None`` when
+        it must always be asked (git status, or a layout this does not read)."""
+        if _SNAPSHOT[which] is _LS_FILES:
+            return _stat_key(self.git_dir / "index")
+        if _SNAPSHOT[which] is not _HEAD or (self.common_dir / "reftable").exists():
+            return None
+        try:
+            head = (self.git_dir / "HEAD").read_bytes()
+        except OSError:
+            return None
+        ref = head[5:].strip().decode("utf-8", "replace") if head.startswith(b"ref: ") else ""
+        if ref and not ref.startswith("refs/"):
+            return None
+        try:
+            if ref and (self.common_dir / ref).read_bytes().startswith(b"ref: "):
+                return None  # a symbolic ref to a symbolic ref: ask git
+        except OSError:
+            pass  # packed, or the branch has no commit yet
+        return (head, _stat_key(self.common_dir / ref) if ref else None,
+                _stat_key(self.common_dir / "packed-refs"))
+
+    def snapshot(self) -> RawSnapshot:
+        """HEAD, the index's files (``git ls-files -s``) and the worktree's changes
+        (``git status``), from git processes that run side by side.  HEAD and the index's
+        files are asked again only when the files they come from changed."""
+        (todo, procs, states), self._pending = self._pending or self._spawn_snapshot(), None
+        outputs = _collect_git([_SNAPSHOT[i] for i in todo], procs, [_OPTIONAL[i] for i in todo])
+        for i, out in zip(todo, outputs, strict=True):
+            self._kept[i] = (states[i], out)
+        head, stage, status = (self._kept[i][1] for i in range(len(_SNAPSHOT)))
+        assert stage is not None and status is not None
+        return RawSnapshot(head.decode().strip() or None if head is not None else None,
+                           stage, status)
+
+    def cat_blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """Contents of many blobs in one ``git cat-file --batch`` call."""
+        if not shas:
+            return {}
+        out = self.git("cat-file", "--batch", input=("\n".join(shas) + "\n").encode())
+        result: dict[str, bytes] = {}
+        pos = 0
+        while pos < len(out):
+            nl = out.index(b"\n", pos)
+            header = out[pos:nl].decode().split()
+            pos = nl + 1
+            if len(header) < 3 or header[1] == "missing":
+                continue
+            size = int(header[2])
+            result[header[0]] = out[pos:pos + size]
+            pos += size + 1
+        return result
+
+
+def find_repo(path: Path | str | None = None) -> Repo:
+    """The repository that contains ``path`` (default: the current directory)."""
+    cwd = Path(path) if path is not None else Path.cwd()
+    if not cwd.exists():
+        raise GenesisError(f"{cwd}: no such directory")
+    # one git call in the usual case; a failure is asked again, part by part, to say why
+    both = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir",
+                    "--show-toplevel"], cwd, check=False)
+    lines = both.stdout.decode().splitlines()
+    if both.returncode == 0 and len(lines) == 4 and lines[0].strip() == "false":
+        return Repo(root=Path(lines[3].strip()), git_dir=(cwd / lines[1]).resolve(),
+                    common_dir=(cwd / lines[2]).resolve())
+    proc = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir"],
+                   cwd, check=False)
+    if proc.returncode != 0:
+        raise EnvironmentProblem(f"{cwd}: not a git repository",
+                                 hint="run genesis inside a git working tree, or `git init` first")
+    bare, git_dir, common_dir = proc.stdout.decode().splitlines()[:3]
+    if bare.strip() == "true":
+        raise EnvironmentProblem(f"{cwd}: a bare repository has no working tree to index",
+                                 hint="run genesis in a clone or a `git worktree`")
+    top = run_git(["rev-parse", "--show-toplevel"], cwd, check=False)
+    if top.returncode != 0:
+        raise EnvironmentProblem(f"{cwd}: inside the .git folder, not a working tree",
+                                 hint="cd to the working tree")
+    root = Path(top.stdout.decode().strip())
+    return Repo(
+        root=root,
+        git_dir=(cwd / git_dir).resolve(),
+        common_dir=(cwd / common_dir).resolve(),
+    )
+
+
+def _parse_stage(out: bytes) -> list[StageEntry]:
+    """Tracked files of the index: mode, blob SHA, path (``git ls-files -s -z``)."""
+    entries: list[StageEntry] = []
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, path = rec.partition(b"\t")
+        mode, sha, stage = meta.decode().split(" ")
+        if stage not in ("0", "2"):  # keep "ours" of a conflict only
+            continue
+        entries.append(StageEntry(mode, sha, path.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def _parse_status(out: bytes) -> list[StatusEntry]:
+    """Worktree changes, untracked files included, ignored files not."""
+    items = out.split(b"\0")
+    entries: list[StatusEntry] = []
+    i = 0
+    while i < len(items):
+        rec = items[i]
+        i += 1
+        if len(rec) < 4:
+            continue
+        xy = rec[:2].decode()
+        entries.append(StatusEntry(xy, rec[3:].decode("utf-8", "surrogateescape")))
+    return entries

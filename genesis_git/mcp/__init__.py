@@ -1,0 +1,1 @@
+"""The MCP server (``genesis mcp``) and its text renderings."""

@@ -1,0 +1,202 @@
+"""``search``: analyse the query, score the session's rows, fuse, filter, and explain.
+
+The station of the data line: session map → **retrieve** → render.  Nothing
+here writes to the store; the caller refreshes the session first
+(:func:`genesis_git.index.session.ensure_session`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from genesis_git.index.cache import chunk_texts
+from genesis_git.index.classify import glob_match
+from genesis_git.providers.embedders import (
+    EmbeddingError,
+    HashingEmbedder,
+    embedder_id,
+    get_embedder,
+)
+from genesis_git.search.explain import contributions, matched
+from genesis_git.search.hybrid import ordered, path_rows, rrf, top_rows
+from genesis_git.search.lexical import LexicalScores, lexical_scores
+from genesis_git.search.query import analyse, analyse_bounded
+from genesis_git.search.results import Hit, SearchOptions, SearchResult
+from genesis_git.search.session_index import (
+    SessionIndex,
+    path_tokens,
+    session_index,
+)
+from genesis_git.search.vectors import VectorUnavailable, cosine_rows, query_vector
+from genesis_git.store.blobs import chunk_details
+from genesis_git.text.querybounds import bound_query
+from genesis_git.text.tokens import QueryTerm, tokenize
+
+if TYPE_CHECKING:
+    from genesis_git.index.session import Context
+
+__all__ = ["analyse", "filter_mask", "search"]
+
+def _path_ok(path: str, patterns: tuple[str, ...]) -> bool:
+    for pat in patterns:
+        if glob_match(path, pat) or glob_match(path, pat.rstrip("/") + "/**"):
+            return True
+    return False
+
+
+def _owner_ok(owners: str | None, wanted: str) -> bool:
+    if not owners:
+        return False
+    want = wanted.strip().lstrip("@").lower()
+    return any(o.lstrip("@").lower() == want for o in owners.split())
+
+
+def filter_mask(idx: SessionIndex, opts: SearchOptions) -> np.ndarray:
+    """Rows whose file passes every filter of ``opts``."""
+    m = idx.map
+    ok = np.ones(len(m.paths), dtype=bool)
+    if opts.types:
+        ok &= np.fromiter((t in opts.types for t in m.types.tolist()), dtype=bool,
+                          count=len(m.paths))
+    if opts.paths:
+        ok &= np.fromiter((_path_ok(p, opts.paths) for p in m.paths), dtype=bool, count=len(m.paths))
+    if opts.component:
+        want = opts.component.strip().lower()
+        ok &= np.fromiter(((c or "").lower() == want for c in m.components), dtype=bool,
+                          count=len(m.paths))
+    if opts.owner:
+        ok &= np.fromiter((_owner_ok(o, opts.owner) for o in m.owners), dtype=bool,
+                          count=len(m.paths))
+    if opts.max_staleness is not None:
+        ok &= m.staleness <= opts.max_staleness + 1e-9
+    return ok[idx.rows_map] if idx.n_rows else np.zeros(0, dtype=bool)
+
+
+def _pool(opts: SearchOptions) -> int:
+    return max(500, 20 * opts.k) if opts.files else max(100, 10 * opts.k)
+
+
+def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None = None
+           ) -> SearchResult:
+    """Search the rows that session ``session_id`` maps (see :mod:`genesis_git.search`)."""
+    opts = (opts or SearchOptions()).validated()
+    config = ctx.config
+    terms, notes = analyse_bounded(config, query)
+    embedder = get_embedder(config)
+    idx = session_index(ctx.conn, session_id, embedder_id(embedder))
+    rrf_k = max(1, config.int("search.rrf_k"))
+    warnings: list[str] = list(notes)
+    mode = opts.mode
+    mask = filter_mask(idx, opts)
+    lex = lexical_scores(idx, terms)
+    vec: np.ndarray | None = None
+    if mode in ("vector", "hybrid") and idx.n_rows:
+        try:
+            idf = {t.term: t.idf for t in lex.stats.terms}
+            vec = cosine_rows(idx, query_vector(embedder, bound_query(query)[0], terms, idf))
+            if isinstance(embedder, HashingEmbedder):
+                # hashed features of two texts overlap without a shared word only by collision
+                vec = np.where(lex.content > 0, vec, 0.0)
+        except EmbeddingError as exc:
+            if config.str("embed.on_error").strip().lower() == "error":
+                raise
+            warnings.append(f"{exc}; showing lexical results only (embed.on_error = fallback)")
+        except VectorUnavailable as exc:
+            warnings.append(f"{exc}; showing lexical results only")
+        if vec is None:
+            mode = "lexical"
+    pool = _pool(opts)
+    lists: dict[str, list[int]] = {}
+    if mode in ("lexical", "hybrid"):
+        lists["lexical"] = top_rows(idx, lex.total, mask, pool)
+    if mode == "hybrid":
+        lists["path"] = path_rows(idx, lex.path, lex.total, mask, pool)
+    if vec is not None:
+        lists["vector"] = top_rows(idx, vec, mask, pool)
+    fused = rrf(lists, rrf_k)
+    if mode == "hybrid":
+        scores = {row: f.score for row, f in fused.items()}
+    elif mode == "lexical":
+        scores = {row: float(lex.total[row]) for row in lists["lexical"]}
+    else:
+        assert vec is not None
+        scores = {row: float(vec[row]) for row in lists["vector"]}
+    rows = _select(idx, ordered(idx, scores), opts)
+    hits = _hits(ctx.conn, idx, rows, scores, fused, lex, vec, terms, mode)
+    if not hits:
+        warnings.append(_why_empty(idx, mask, opts))
+    stats = {"files": len(idx.map.paths), "rows": idx.n_rows,
+             "candidates": {name: len(v) for name, v in lists.items()},
+             "avgdl": round(lex.stats.avgdl, 3), "rrf_k": rrf_k}
+    return SearchResult(query, terms, hits, warnings, mode, session_id, stats)
+
+
+def _select(idx: SessionIndex, rows: list[int], opts: SearchOptions) -> list[int]:
+    if not opts.files:
+        return rows[:opts.k]
+    per_file: dict[str, list[int]] = {}
+    for row in rows:
+        path = idx.row_path(row)
+        group = per_file.get(path)
+        if group is None:
+            if len(per_file) >= opts.k:
+                continue
+            group = per_file[path] = []
+        if len(group) < opts.chunks_per_file:
+            group.append(row)
+    return [row for group in per_file.values() for row in group]
+
+
+def _why_empty(idx: SessionIndex, mask: np.ndarray, opts: SearchOptions) -> str:
+    if idx.n_rows == 0:
+        return "no results: the session maps no indexed text yet"
+    if not mask.any():
+        return "no results: no file passes the filters"
+    return "no results: no chunk matches the query terms"
+
+
+def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: dict[int, float],
+          fused: dict[int, Any], lex: LexicalScores, vec: np.ndarray | None,
+          terms: list[QueryTerm], mode: str) -> list[Hit]:
+    ids = sorted({int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows})
+    details: dict[int, tuple[Any, ...]] = {}
+    for row in chunk_details(conn, ids):
+        details[row[0]] = row
+    texts = chunk_texts(conn, {d[1] for d in details.values()})
+    hits: list[Hit] = []
+    for r in rows:
+        cid = int(idx.chunk_ids[int(idx.rows_chunk[r])])
+        d = details.get(cid)
+        if d is None:  # pragma: no cover - the cache lost a chunk between two statements
+            continue
+        m = int(idx.rows_map[r])
+        path = idx.map.paths[m]
+        _, blob_id, ord_, start, end, section, symbol, kind = d
+        text = texts[blob_id][ord_]
+        tokens = tokenize(text)
+        in_path = matched(terms, path_tokens(path))
+        in_text = matched(terms, tokens)
+        f = fused.get(r)
+        breakdown: dict[str, Any] = {
+            "bm25": float(lex.content[r]),
+            "vector": float(vec[r]) if vec is not None else None,
+            "rrf": f.score if (f is not None and mode == "hybrid") else None,
+            "boosts": {"path": float(lex.path[r]),
+                       "file": float(lex.file[r]) if lex.file is not None else 0.0},
+            "lexical_rank": f.ranks.get("lexical") if f is not None else None,
+            "path_rank": f.ranks.get("path") if f is not None else None,
+            "vector_rank": f.ranks.get("vector") if f is not None else None,
+            "terms": contributions(lex.stats, tokens),
+            "path_terms": in_path,
+        }
+        hits.append(Hit(
+            chunk_id=cid, path=path, start_line=start, end_line=end,
+            section=section, symbol=symbol, artifact_type=str(idx.map.types[m]),
+            component=idx.map.components[m], owner=idx.map.owners[m], text=text,
+            score=scores[r], breakdown=breakdown,
+            matched_terms=[t.term for t in terms if t.term in set(in_text) | set(in_path)],
+            kind=kind, staleness=float(idx.map.staleness[m])))
+    return hits

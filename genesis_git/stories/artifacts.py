@@ -1,0 +1,178 @@
+"""Session notes: what an analyst records before the work has a story id.
+
+``genesis session note TEXT --role R [--path P] [--section S]`` writes a row of
+``session_artifacts`` (seed 002 §5 A).  It stays unbound until a commit whose
+message names a story; then the post-commit hook binds it (late binding).
+
+``genesis session retract NOTE`` takes a note back: it leaves the session and
+every story that holds it, with a ``note.retracted`` record per story and one
+for its session, so that every clone's view drops it after ``genesis sync``.
+Any note written in this clone can be retracted, from any worktree's session,
+pending or bound; a private note's retraction stays private.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genesis_git.git.repo import Repo
+from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.store.connect import transaction
+from genesis_git.store.migrations import SESSION_ROLES
+from genesis_git.stories import tables as ledger
+
+if TYPE_CHECKING:
+    from genesis_git.index.session import Context
+
+
+def check_role(role: str) -> None:
+    if role not in SESSION_ROLES:
+        raise UsageError(f"unknown role {role!r}", hint="choose from " + ", ".join(SESSION_ROLES))
+
+
+def author(repo: Repo) -> str | None:
+    name = repo.config_get("user.name")
+    email = repo.config_get("user.email")
+    if name and email:
+        return f"{name} <{email}>"
+    return name or email
+
+
+def repo_path(repo: Repo, path: str) -> str:
+    """A path as the repository names it (relative to its root, with ``/``)."""
+    full = Path(path) if Path(path).is_absolute() else Path.cwd() / path
+    try:
+        return full.resolve().relative_to(repo.root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def add_note(ctx: Context, text: str, *, role: str = "note", path: str | None = None,
+             section: str | None = None, private: bool = False,
+             announce: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Record a note in the worktree's session (a session is started when there is none).
+
+    A ``private`` note, and the story artifact it becomes, stay in this clone: their
+    records are never written to the shared ledger."""
+    check_role(role)
+    if not text.strip():
+        raise UsageError("the note is empty", hint='give its text: genesis session note "..."')
+    from genesis_git.index.session import ensure_session
+
+    session_id = ensure_session(ctx, refresh=False, announce=announce)
+    rel = repo_path(ctx.repo, path) if path else None
+    from genesis_git.stories.ledger import outbox
+
+    stamp = ledger.now()
+    rid = outbox.new_id()
+    by = author(ctx.repo)
+    with transaction(ctx.conn):
+        cur = ctx.conn.execute(
+            "INSERT INTO session_artifacts(session_id, project_id, artifact_role, path, section, "
+            "summary, created_by, created_at, private, record_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (session_id, ctx.repo.project_id, role, rel, section, text.strip(), by, stamp,
+             1 if private else 0, rid))
+        outbox.emit(ctx.conn, "note.written",
+                    {"role": role, "content": text.strip(), "path": rel, "section": section,
+                     "created_at": stamp, "created_by": by},
+                    session_id=session_id, private=private, rid=rid, at=stamp)
+    row = ctx.conn.execute("SELECT * FROM session_artifacts WHERE id=?",
+                           (cur.lastrowid,)).fetchone()
+    return artifact_dict(ctx.conn, row)
+
+
+def artifact_dict(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+    stories = [r[0] for r in conn.execute(
+        "SELECT DISTINCT story_id FROM story_artifacts WHERE doc_id=? ORDER BY story_id",
+        (f"session-artifact:{row['id']}",))]
+    return {"id": row["id"], "session": row["session_id"], "role": row["artifact_role"],
+            "summary": row["summary"], "path": row["path"], "section": row["section"],
+            "created_at": row["created_at"], "created_by": row["created_by"],
+            "bound_commit": row["bound_commit"], "bound_at": row["bound_at"],
+            "by_hand": bool(row["bound_commit"]) and row["bound_commit"].startswith("story:"),
+            "private": bool(row["private"]), "stories": stories}
+
+
+def list_artifacts(conn: sqlite3.Connection, repo: Repo,
+                   session_id: str | None = None) -> dict[str, Any]:
+    """The notes of a session (default: the worktree's active session)."""
+    if session_id is None:
+        current = ledger.active_session(conn, repo)
+        if current is None:
+            raise GenesisError("no active session in this worktree",
+                               hint="start one with `genesis session start`, "
+                                    "or name one with --session")
+        session_id = str(current["id"])
+    elif ledger.session_row(conn, session_id) is None:
+        raise GenesisError(f"unknown session {session_id!r}",
+                           hint="see `genesis session list`")
+    rows = conn.execute("SELECT * FROM session_artifacts WHERE session_id=? ORDER BY id",
+                        (session_id,)).fetchall()
+    items = [artifact_dict(conn, r) for r in rows]
+    return {"session": session_id, "artifacts": items,
+            "unbound": sum(1 for a in items if not a["bound_commit"])}
+
+
+_LOCAL_ID = re.compile(r"^(?:#|session-artifact:)?(\d+)$")
+_RECORD_ID = re.compile(r"^(?:note:)?([0-9A-HJKMNP-TV-Z]{26})$", re.IGNORECASE)
+
+
+def find_note(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
+    """A note of this clone by the id a user sees: ``12`` or ``#12`` (``session
+    artifacts``), ``session-artifact:12`` or ``note:<record id>`` (a story's ``doc_id``),
+    or the record id itself."""
+    text = ref.strip()
+    local, record = _LOCAL_ID.match(text), _RECORD_ID.match(text)
+    row: sqlite3.Row | None = None
+    if local:
+        row = conn.execute("SELECT * FROM session_artifacts WHERE id=?",
+                           (int(local[1]),)).fetchone()
+    elif record:
+        rid = record[1].upper()
+        row = conn.execute("SELECT * FROM session_artifacts WHERE record_id=?",
+                           (rid,)).fetchone()
+        if row is None and conn.execute(
+                "SELECT 1 FROM story_artifacts WHERE doc_id=? OR (record_id=? AND doc_id LIKE "
+                "'note:%')", (f"note:{rid}", rid)).fetchone():
+            raise GenesisError(f"note {text} was written in another clone",
+                               hint="only its author can retract it")
+    else:
+        raise UsageError(f"{ref!r} is not a note id",
+                         hint="give the #id that `genesis session artifacts` shows, e.g. 12")
+    if row is None:
+        raise GenesisError(f"no note {text} in this clone",
+                           hint="see `genesis session artifacts`, with --session S for an "
+                                "ended session; a retracted note is gone from that list")
+    return row
+
+
+def retract_note(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
+    """``genesis session retract``: the note leaves its session and every story that holds
+    it; returns the note as it was, with ``retracted`` and the stories it left."""
+    from genesis_git.stories.ledger import outbox
+
+    row = find_note(conn, ref)
+    item = artifact_dict(conn, row)
+    private = bool(row["private"])
+    with transaction(conn):
+        held = conn.execute("SELECT * FROM story_artifacts WHERE doc_id=? ORDER BY id",
+                            (f"session-artifact:{row['id']}",)).fetchall()
+        for a in held:
+            conn.execute("DELETE FROM story_artifacts WHERE id=?", (a["id"],))
+            note_id = row["record_id"] or a["record_id"]
+            if note_id:
+                outbox.emit(conn, "note.retracted", {"note_id": note_id},
+                            story_id=a["story_id"], private=private)
+        if row["record_id"]:
+            outbox.emit(conn, "note.retracted", {"note_id": row["record_id"]},
+                        session_id=row["session_id"], private=private)
+        conn.execute("DELETE FROM session_artifacts WHERE id=?", (row["id"],))
+        for sid in dict.fromkeys(a["story_id"] for a in held):
+            ledger.touch(conn, sid)
+    item["stories"] = sorted({a["story_id"] for a in held})
+    item["retracted"] = True
+    return item

@@ -1,0 +1,244 @@
+"""The ledger ref in git: its trees read, records appended by compare-and-swap.
+
+:mod:`genesis_git.stories.ledger.records` says what a record is and where it lives in
+the ledger's tree; this module reads and writes those trees with git's own
+plumbing (``cat-file --batch``, ``ls-tree``, ``read-tree``/``write-tree``,
+``commit-tree`` and ``update-ref REF NEW OLD``), never touching a working
+tree or the user's index.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from genesis_git.git.repo import run_git
+from genesis_git.stories.ledger.records import (
+    FORMAT,
+    LEDGER_REF,
+    MARKER,
+    REMOTES_PREFIX,
+    Record,
+    Warn,
+    _stderr_warn,
+    parse_blob,
+    record_path,
+    union_lines,
+)
+
+_KEEP = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+         "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_SSH", "GIT_SSH_COMMAND",
+         "GIT_TERMINAL_PROMPT", "GIT_ASKPASS")
+
+
+class GitError(Exception):
+    """A git command of the ledger failed."""
+
+
+def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment without inherited ``GIT_*`` (a hook's ``GIT_DIR`` must not leak)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
+    env.update(extra or {})
+    return env
+
+
+def git(root: str | Path, *args: str, input: bytes | None = None, check: bool = True,
+        env: dict[str, str] | None = None, timeout: float | None = None) -> bytes:
+    proc = run_git(args, root, input=input, env=env or git_env(), check=False, timeout=timeout)
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
+    return proc.stdout
+
+
+def resolve(root: str | Path, ref: str) -> str | None:
+    out = git(root, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+    return out.decode().strip() or None
+
+
+def ledger_refs(root: str | Path) -> list[tuple[str, str]]:
+    """``(ref, object)`` of the local ledger ref and every remote's copy, in name order."""
+    out = git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/genesis/")
+    refs = []
+    for line in out.decode("utf-8", "replace").splitlines():
+        name, _, sha = line.partition(" ")
+        if name == LEDGER_REF or (name.startswith(REMOTES_PREFIX) and name.endswith("/ledger")):
+            refs.append((name, sha))
+    return refs
+
+
+def _cat_batch(root: str | Path, names: Sequence[str]) -> list[bytes | None]:
+    """The contents of objects (``None`` for a missing one) with one ``git cat-file``."""
+    if not names:
+        return []
+    out = git(root, "cat-file", "--batch", input="".join(n + "\n" for n in names).encode())
+    result: list[bytes | None] = []
+    pos = 0
+    for _ in names:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[-1] == b"missing":
+            result.append(None)
+            continue
+        size = int(header[2])
+        result.append(out[pos:pos + size])
+        pos += size + 1
+    return result
+
+
+def tree_files(root: str | Path, commit: str) -> dict[str, str] | None:
+    """``path -> blob`` of a ledger commit's tree; ``None`` when it is not a ledger."""
+    out = git(root, "ls-tree", "-r", "-z", "--full-tree", commit, check=False)
+    files: dict[str, str] = {}
+    for entry in out.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            files[path.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    if MARKER not in files:
+        return None
+    return files
+
+
+def read_blobs(root: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
+    unique = list(dict.fromkeys(shas))
+    return {sha: data or b"" for sha, data in zip(unique, _cat_batch(root, unique), strict=True)}
+
+
+def _report(bad: list[str], warn: Warn | None, what: str) -> None:
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        (warn or _stderr_warn)(f"skipped {len(bad)} malformed ledger record"
+                               f"{'s' if len(bad) > 1 else ''} in {what}: {bad[0]}{more}")
+
+
+def commit_records(root: str | Path, commit: str, *, paths: Iterable[str] | None = None,
+                   warn: Warn | None = None, what: str | None = None,
+                   lines: list[str] | None = None) -> list[Record] | None:
+    """The records of one ledger commit (only ``paths`` when given); ``None`` if the
+    commit is not a ledger.  With ``lines``, each record's text is appended to it."""
+    files = tree_files(root, commit)
+    if files is None:
+        return None
+    wanted = [p for p in (files if paths is None else paths) if p in files and p != MARKER]
+    blobs = read_blobs(root, [files[p] for p in wanted])
+    bad: list[str] = []
+    out: list[Record] = []
+    for p in wanted:
+        out.extend(parse_blob(blobs[files[p]], p, bad, lines))
+    _report(bad, warn, what or commit[:12])
+    return out
+
+
+def read_records(repo_root: str | Path, ref: str | None = None, *,
+                 warn: Warn | None = None) -> Iterator[Record]:
+    """Every record of the ledger ref ``ref`` (default: the local ledger and every
+    remote's copy), each id once.  Malformed records are skipped with one warning per
+    ref; a ref that is not a ledger is skipped with one warning."""
+    refs = [(ref, resolve(repo_root, ref) or "")] if ref else ledger_refs(repo_root)
+    seen: set[str] = set()
+    for name, sha in refs:
+        if not sha:
+            continue
+        records = commit_records(repo_root, sha, warn=warn, what=name)
+        if records is None:
+            (warn or _stderr_warn)(f"{name} is not a genesis ledger; skipped")
+            continue
+        for rec in records:
+            if rec.id not in seen:
+                seen.add(rec.id)
+                yield rec
+
+
+# -- writing -------------------------------------------------------------------------------
+
+def _identity_env(root: str | Path) -> dict[str, str]:
+    """A commit identity for ledger commits: the user's, else a neutral one (a ledger
+    write must not fail because ``user.email`` is unset)."""
+    env = git_env()
+    for who in ("AUTHOR", "COMMITTER"):
+        for part, key in (("NAME", "user.name"), ("EMAIL", "user.email")):
+            var = f"GIT_{who}_{part}"
+            if not env.get(var):
+                value = git(root, "config", key, check=False).decode().strip()
+                env[var] = value or ("genesis" if part == "NAME" else "genesis@localhost")
+    return env
+
+
+def write_commit(root: str | Path, base: str | None, files: dict[str, bytes],
+                 parents: Sequence[str], message: str) -> str:
+    """A commit whose tree is ``base``'s tree with ``files`` (path -> content) written
+    over it; the marker file is always there.  Returns its SHA; no ref moves."""
+    env = _identity_env(root)
+    with tempfile.TemporaryDirectory(prefix="genesis-ledger-") as tmp:
+        index_env = dict(env, GIT_INDEX_FILE=os.path.join(tmp, "index"))
+        if base:
+            git(root, "read-tree", base, env=index_env)
+        else:
+            git(root, "read-tree", "--empty", env=index_env)
+        contents = dict(files)
+        contents.setdefault(MARKER, (FORMAT + "\n").encode())
+        names = []
+        for i, data in enumerate(contents.values()):
+            name = os.path.join(tmp, f"b{i}")
+            with open(name, "wb") as fh:
+                fh.write(data)
+            names.append(name)
+        shas = git(root, "hash-object", "-w", "--no-filters", "--stdin-paths",
+                   input="".join(n + "\n" for n in names).encode(), env=env).decode().split()
+        info = "".join(f"100644 {sha}\t{path}\n" for path, sha in zip(contents, shas, strict=True))
+        git(root, "update-index", "--add", "--index-info", input=info.encode(), env=index_env)
+        tree = git(root, "write-tree", env=index_env).decode().strip()
+    args = ["commit-tree", tree]
+    for p in parents:
+        args += ["-p", p]
+    return git(root, *args, "-m", message, env=env).decode().strip()
+
+
+def update_ref(root: str | Path, ref: str, new: str, old: str | None, reason: str) -> bool:
+    """Move ``ref`` to ``new`` only if it still points at ``old`` (``None``: only if it
+    does not exist): git's own compare-and-swap.  False when someone else moved it."""
+    zero = "0" * len(new)
+    return run_git(["update-ref", "-m", reason, ref, new, old or zero], root, env=git_env(),
+                   check=False).returncode == 0
+
+
+def append_records(repo_root: str | Path, records: Iterable[Record], ref: str = LEDGER_REF,
+                   *, attempts: int = 20) -> str | None:
+    """Add ``records`` to the ledger ``ref`` in one commit; safe against concurrent
+    writers (compare-and-swap on the ref, retried).  Returns the new commit, or
+    ``None`` when there was nothing new to add."""
+    by_path: dict[str, list[Record]] = {}
+    for rec in records:
+        by_path.setdefault(record_path(rec.story_id, rec.session_id), []).append(rec)
+    if not by_path:
+        return None
+    for attempt in range(attempts):
+        old = resolve(repo_root, ref)
+        current = tree_files(repo_root, old) if old else {}
+        if current is None:
+            raise GitError(f"{ref} is not a genesis ledger")
+        blobs = read_blobs(repo_root, [current[p] for p in by_path if p in current])
+        changed: dict[str, bytes] = {}
+        for path, recs in by_path.items():
+            before = blobs.get(current.get(path, ""), b"")
+            after = union_lines(before, "\n".join(r.to_json() for r in recs).encode())
+            if after != before:
+                changed[path] = after
+        if not changed:
+            return None
+        n = sum(len(v) for v in by_path.values())
+        commit = write_commit(repo_root, old, changed, [old] if old else [],
+                              f"genesis ledger: {n} record{'s' if n != 1 else ''}")
+        if update_ref(repo_root, ref, commit, old, "genesis: append records"):
+            return commit
+        time.sleep(min(0.02 * (attempt + 1), 0.2))
+    raise GitError(f"{ref} kept moving; the records were not written")
+
+

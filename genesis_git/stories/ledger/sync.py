@@ -1,0 +1,347 @@
+"""``genesis sync [REMOTE]``: fetch the remote's ledger, merge, push, update the view.
+
+1. The clone's pending records go into ``refs/genesis/ledger``.
+2. ``git fetch REMOTE +refs/genesis/*:refs/genesis/remotes/REMOTE/*``; a remote
+   without a ledger fetches nothing, which is fine.
+3. Merge, as git-bug merges its entities: nothing to do when one side
+   contains the other, a fast-forward when the remote is ahead, else a merge
+   commit (two parents) whose files are the union of both sides' records.
+   The result does not depend on who merged first: the same records give the
+   same files.
+4. ``git push REMOTE refs/genesis/ledger`` (never forced).  If the remote
+   moved meanwhile the push is refused as a non-fast-forward, and steps 2-4
+   run again (a few times).  A remote that refuses the ref for another reason
+   (a hook) is one warning; nothing is lost, the records wait for the next sync.
+5. The view takes the records it did not have, and commits that name a story
+   and that no hook saw (a squash merge done on the server, pulled since) are
+   bound.
+
+Only with ``[ledger] share = true`` is anything pushed.  Two syncs at once in
+one clone queue on a lock file in the store; every ref update is git's own
+compare-and-swap (``git update-ref REF NEW OLD``), retried when it loses.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from genesis_git.git.repo import run_git
+from genesis_git.stories.ledger import gitref as G
+from genesis_git.stories.ledger import records as R
+from genesis_git.stories.ledger import view
+from genesis_git.stories.ledger.records import Record, Warn
+
+# binds story commits that arrived without a hook seeing them; the story layer gives it
+Binder = Callable[[sqlite3.Connection, Any, Any], list[str]]
+
+ATTEMPTS = 5
+
+
+def tracking_ref(remote: str) -> str:
+    return f"{R.REMOTES_PREFIX}{remote}/ledger"
+
+
+def fetch_refspec(remote: str) -> str:
+    return f"+refs/genesis/*:{R.REMOTES_PREFIX}{remote}/*"
+
+
+def _remote_config(root: str | Path) -> tuple[list[str], dict[str, list[str]],
+                                                dict[str, str]]:
+    """``(remote names, fetch lines by remote, branch -> remote)`` from one git call."""
+    out = G.git(root, "config", "-z", "--get-regexp",
+                r"^(remote\..*\.(url|fetch)|branch\..*\.remote)$", check=False)
+    names: list[str] = []
+    fetch: dict[str, list[str]] = {}
+    upstream: dict[str, str] = {}
+    for item in out.decode("utf-8", "replace").split("\0"):
+        key, _, value = item.partition("\n")
+        if key.startswith("remote."):
+            name, _, what = key[len("remote."):].rpartition(".")
+            if name not in names:
+                names.append(name)
+            if what == "fetch":
+                fetch.setdefault(name, []).append(value)
+        elif key.startswith("branch.") and key.endswith(".remote"):
+            upstream[key[len("branch."):-len(".remote")]] = value
+    return names, fetch, upstream
+
+
+def remotes(root: str | Path) -> list[str]:
+    return _remote_config(root)[0]
+
+
+def _current_branch(root: str | Path) -> str | None:
+    head = G.git(root, "rev-parse", "--git-path", "HEAD", check=False).decode().strip()
+    try:
+        text = (Path(root) / head).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return text[len("ref: refs/heads/"):] if text.startswith("ref: refs/heads/") else None
+
+
+def default_remote(root: str | Path, git_dir: str | Path | None = None) -> str | None:
+    """The current branch's upstream remote, else ``origin``, else the only remote."""
+    names, _, upstream = _remote_config(root)
+    if git_dir is not None:
+        try:
+            text = (Path(git_dir) / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            text = ""
+        branch = text[len("ref: refs/heads/"):] if text.startswith("ref: refs/heads/") else None
+    else:
+        branch = _current_branch(root)
+    up = upstream.get(branch or "")
+    if up and up != "." and up in names:
+        return up
+    if "origin" in names:
+        return "origin"
+    return names[0] if len(names) == 1 else None
+
+
+def ensure_fetch_refspec(root: str | Path, remote: str,
+                         have: list[str] | None = None) -> bool:
+    """Add the ledger's fetch refspec to ``remote`` (so that ``git fetch`` brings it).
+    True when it was added."""
+    spec = fetch_refspec(remote)
+    if have is None:
+        have = _remote_config(root)[1].get(remote, [])
+    if spec in have:
+        return False
+    G.git(root, "config", "--add", f"remote.{remote}.fetch", spec)
+    return True
+
+
+def remove_fetch_refspecs(root: str | Path) -> list[str]:
+    removed = []
+    names, fetch, _ = _remote_config(root)
+    for remote in names:
+        spec = fetch_refspec(remote)
+        if spec in fetch.get(remote, []):
+            G.git(root, "config", "--fixed-value", "--unset-all", f"remote.{remote}.fetch", spec,
+                  check=False)
+            removed.append(remote)
+    return removed
+
+
+@contextmanager
+def sync_lock(store_dir: Path) -> Iterator[None]:
+    """One sync at a time per clone: the second one waits for the first."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    fh = open(store_dir / "sync.lock", "a+b")  # noqa: SIM115 - held for the whole sync
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - no flock (Windows): ref CAS still holds
+            yield
+            return
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+def _is_ledger(root: str | Path, commit: str) -> bool:
+    return run_git(["cat-file", "-e", f"{commit}:{R.MARKER}"], root, env=G.git_env(),
+                   check=False).returncode == 0
+
+
+def _diff_blobs(root: str | Path, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
+    """``(path, old blob, new blob)`` of the files that differ between two ledger commits."""
+    out = G.git(root, "diff-tree", "-r", "-z", "--no-renames", old, new)
+    tokens = out.split(b"\0")
+    result = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if not tok.startswith(b":"):
+            continue
+        meta = tok[1:].split()
+        path = tokens[i].decode("utf-8", "surrogateescape")
+        i += 1
+        zero = set(b"0")
+        a = meta[2].decode() if set(meta[2]) != zero else None
+        b = meta[3].decode() if set(meta[3]) != zero else None
+        result.append((path, a, b))
+    return result
+
+
+def merged_files(root: str | Path, local: str, theirs: str) -> dict[str, bytes]:
+    """The files of ``theirs`` that differ from ``local``, as the union of both sides."""
+    files: dict[str, bytes] = {}
+    diffs = _diff_blobs(root, local, theirs)
+    blobs = G.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
+    for path, a, b in diffs:
+        if path == R.MARKER:
+            continue
+        files[path] = R.union_lines(blobs.get(a or "", b""), blobs.get(b or "", b""))
+    return files
+
+
+def merge(root: str | Path, local: str, theirs: str) -> str:
+    """A commit with both sides' records (``local`` first parent)."""
+    return G.write_commit(root, local, merged_files(root, local, theirs), [local, theirs],
+                          "genesis ledger: merge")
+
+
+def count_new(root: str | Path, old: str | None, new: str) -> int:
+    """Records in ``new`` that ``old`` does not have."""
+    if old is None:
+        recs = G.commit_records(root, new, warn=lambda _m: None)
+        return len(recs or [])
+    n = 0
+    diffs = _diff_blobs(root, old, new)
+    blobs = G.read_blobs(root, [s for _, a, b in diffs for s in (a, b) if s])
+    for path, a, b in diffs:
+        if path == R.MARKER or not b:
+            continue
+        before = {R._line_id(x) for x in blobs.get(a or "", b"").splitlines() if x.strip()}
+        n += sum(1 for x in blobs[b].splitlines() if x.strip() and R._line_id(x) not in before)
+    return n
+
+
+def _fetch(root: str | Path, remote: str, timeout: float | None) -> None:
+    G.git(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
+          fetch_refspec(remote), timeout=timeout)
+
+
+def _merge_into_local(root: str | Path, theirs: str | None,
+                      extra: Sequence[Record] = ()) -> str | None:
+    """Merge ``theirs`` and the records ``extra`` into the local ledger ref, in one commit
+    at most (compare-and-swap, retried); the new tip."""
+    by_path: dict[str, list[Record]] = {}
+    for rec in extra:
+        by_path.setdefault(R.record_path(rec.story_id, rec.session_id), []).append(rec)
+    for attempt in range(20):
+        local = G.resolve(root, R.LEDGER_REF)
+        base, parents = local, [local] if local else []
+        files: dict[str, bytes] = {}
+        if theirs is not None and theirs != local:
+            if local is None:
+                base, parents = theirs, [theirs]
+            else:
+                common = G.git(root, "merge-base", local, theirs, check=False).decode().strip()
+                if common == local:
+                    base, parents = theirs, [theirs]  # a fast-forward
+                elif common != theirs:
+                    files = merged_files(root, local, theirs)
+                    parents = [local, theirs]
+        if by_path:
+            current = G.tree_files(root, base) if base else {}
+            if current is None:
+                raise G.GitError(f"{R.LEDGER_REF} is not a genesis ledger")
+            blobs = G.read_blobs(root, [current[p] for p in by_path
+                                        if p in current and p not in files])
+            for path, recs in by_path.items():
+                before = files.get(path, blobs.get(current.get(path, ""), b""))
+                after = R.union_lines(before, "\n".join(r.to_json() for r in recs).encode())
+                if after != before:
+                    files[path] = after
+        if not files and len(parents) < 2:
+            target = base  # nothing new to write: at most a fast-forward
+            if target is None or target == local:
+                return local
+        else:
+            target = G.write_commit(root, base, files, parents,
+                                    "genesis ledger: merge" if len(parents) > 1 else
+                                    f"genesis ledger: {len(extra)} records")
+        if G.update_ref(root, R.LEDGER_REF, target, local, "genesis: merge the remote ledger"):
+            return target
+        time.sleep(0.02 * (attempt + 1))
+    raise G.GitError(f"{R.LEDGER_REF} kept moving during the merge")
+
+
+def _push(root: str | Path, remote: str, timeout: float | None) -> tuple[bool, bool, str]:
+    """``(pushed, rejected because the remote moved, message)``."""
+    proc = run_git(["push", "--porcelain", "--quiet", "--no-verify", remote,
+                    f"{R.LEDGER_REF}:{R.LEDGER_REF}"], root, env=G.git_env(), check=False,
+                   timeout=timeout)
+    text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+    if proc.returncode == 0:
+        return True, False, ""
+    moved = any(w in text for w in ("non-fast-forward", "fetch first", "stale info",
+                                    "cannot lock ref", "failed to update ref"))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("To ")]
+    return False, moved, lines[-1] if lines else f"git push exited {proc.returncode}"
+
+
+def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = None, *,
+         store_dir: Path, warn: Warn | None = None, timeout: float | None = None,
+         bind: Binder | None = None) -> dict[str, Any]:
+    """Fetch, merge, push and update the view (see the module's docstring).  ``bind``:
+    binds story commits that no hook saw (the pre-push hook leaves it out: it
+    must stay quick, and the commits it pushes were made here, under the hooks)."""
+    root = repo.root
+    say = warn or R._stderr_warn
+    share = bool(config.bool("ledger.share"))
+    notes: list[str] = []
+    names, fetch_lines, _ = _remote_config(root)
+    if remote is None:
+        remote = default_remote(root, repo.git_dir)
+    elif remote not in names:
+        from genesis_git.kernel.errors import GenesisError
+
+        raise GenesisError(f"no remote named {remote!r}", hint="see `git remote -v`")
+    pulled = pushed = 0
+    stories: set[str] = set()
+    with sync_lock(store_dir):
+        flushed = 0
+        if remote is None:
+            if bind:
+                stories.update(bind(conn, repo, config))
+            flushed = view.flush(conn, root)
+            notes.append("no remote: the ledger stays in this clone "
+                         "(add one with `git remote add origin URL`)")
+        else:
+            ensure_fetch_refspec(root, remote, fetch_lines.get(remote, []))
+            for attempt in range(ATTEMPTS):
+                _fetch(root, remote, timeout)
+                theirs = G.resolve(root, tracking_ref(remote))
+                got = view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
+                pulled += got["imported"]
+                stories.update(got["stories"])
+                if theirs is not None and not _is_ledger(root, theirs):
+                    say(f"{remote}'s refs/genesis/ledger is not a genesis ledger; not merged")
+                    theirs = None
+                if attempt == 0:
+                    if theirs is None:
+                        notes.append(f"{remote} has no ledger yet")
+                    if bind:
+                        # commits no hook saw (a squash merge on the server, pulled since),
+                        # bound once the remote's records are in: only what is new is recorded
+                        stories.update(bind(conn, repo, config))
+                waiting = view.pending(conn)  # written with the merge: one commit at most
+                local = _merge_into_local(root, theirs, waiting)
+                flushed += view.mark_written(conn, [r.id for r in waiting])
+                if not share:
+                    if local != theirs and local is not None:
+                        notes.append("sharing is off: nothing was pushed "
+                                     "(`genesis init --share` turns it on for the team)")
+                    break
+                if local is None or local == theirs:
+                    break
+                ahead = count_new(root, theirs, local)
+                ok, moved, message = _push(root, remote, timeout)
+                if ok:
+                    pushed += ahead
+                    G.update_ref(root, tracking_ref(remote), local, theirs,
+                                 "genesis: pushed the ledger")
+                    break
+                if not moved or attempt == ATTEMPTS - 1:
+                    say(f"could not push the ledger to {remote}: {message}; "
+                        "the records stay here until the next sync")
+                    break
+        view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
+    total = conn.execute("SELECT COUNT(*) FROM story_records").fetchone()[0]
+    return {"remote": remote, "share": share, "pulled": pulled, "pushed": pushed,
+            "written": flushed, "stories": sorted(stories), "total_stories": total,
+            "notes": notes}
+
