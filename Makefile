@@ -32,7 +32,7 @@ demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
 docs: $(STAMP)
-	$(BIN)/python -m genesis_git.cli.docs > docs/cli.md
+	$(BIN)/python -m genesis_git.cli.docs > docs/reference/cli.md
 
 bench: $(STAMP)
 	$(BIN)/python bench/index_bench.py

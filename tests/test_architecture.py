@@ -250,7 +250,7 @@ def test_every_exception_is_still_needed() -> None:
 def test_the_architecture_page_names_every_module() -> None:
     import fnmatch
 
-    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    page = (PACKAGE.parent / "docs" / "explanation" / "architecture.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`([\w/*.]+\.py|[\w]+/\*)`", page))
     missing = []
     for _, path in modules():

@@ -19,8 +19,9 @@ def genesis_cmd() -> list[str]:
 
 
 def test_cli_reference_is_up_to_date() -> None:
-    committed = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
-    assert committed == docs.generate(), "docs/cli.md is out of date: run make docs"
+    assert docs.PAGE == "docs/reference/cli.md"
+    committed = (ROOT / docs.PAGE).read_text(encoding="utf-8")
+    assert committed == docs.generate(), f"{docs.PAGE} is out of date: run make docs"
 
 
 def test_every_command_option_and_argument_has_help() -> None:

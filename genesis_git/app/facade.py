@@ -14,12 +14,12 @@ of a method here (or of a core function given :attr:`Genesis.context` or
 :attr:`Genesis.library`), so that any other front end (an MCP server, an
 editor) gets exactly what the command line gets.
 
-It plays the role of seed 000's ``GenesisService``: ``use_rag`` (off by
-default) makes :meth:`Genesis.impact` ask the configured LLM engine, and an
-:class:`~genesis_git.rag.impact_rag.ImpactRAG` given as ``rag`` is searched
-instead of the repository (text kept outside git).  Parts of genesis that
-are not installed raise :class:`~genesis_git.kernel.errors.GenesisError` with one
-clear line.
+It plays the role of the library API's ``GenesisService``
+(docs/explanation/architecture.md): ``use_rag`` (off by default) makes
+:meth:`Genesis.impact` ask the configured LLM engine, and an
+:class:`~genesis_git.rag.impact_rag.ImpactRAG` given as ``rag`` is searched instead of
+the repository (text kept outside git). Parts of genesis that are not installed raise
+:class:`~genesis_git.kernel.errors.GenesisError` with one clear line.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CLI reference, generated from ``--help``: ``python -m genesis_git.cli.docs > docs/cli.md``.
+"""The CLI reference, generated from ``--help`` into docs/reference/cli.md (``make docs``).
 
 The command tree is walked through the click-compatible objects that Typer
 builds (``list_commands``/``get_command``), and each command's help is
@@ -16,6 +16,7 @@ from typing import Any
 
 PROG = "genesis"
 WIDTH = 100
+PAGE = "docs/reference/cli.md"  # where `make docs` writes the output, relative to the project root
 
 HEADER = """\
 # CLI reference

@@ -20,7 +20,7 @@ def mirror(
 ) -> None:
     """Write this repository's ledger records into the PostgreSQL mirror (idempotent).
 
-    Creates or upgrades the mirror's tables first (seed 002's schema). Fails with
+    Creates or upgrades the mirror's tables first (docs/reference/mirror-schema.md). Fails with
     one line and exit 4 when the server is down, refuses the login or lacks a
     permission; nothing local changes, and a partial batch is rolled back.
     """

@@ -1,9 +1,10 @@
 """Impact investigation: the deterministic cross-reference, and the optional LLM (RAG) path.
 
-:class:`ImpactAgent` is seed 000's agent.  It reads either a repository's
-session index (``context=``) or an :class:`~genesis_git.rag.impact_rag.ImpactRAG`
-scope (``rag=``), and :meth:`ImpactAgent.run_impact` returns the result dict
-described in :mod:`genesis_git.impact.result`.
+:class:`ImpactAgent` is the library API's agent (docs/explanation/architecture.md). It
+reads either a repository's session index (``context=``) or an
+:class:`~genesis_git.rag.impact_rag.ImpactRAG` scope (``rag=``), and
+:meth:`ImpactAgent.run_impact` returns the result dict described in
+:mod:`genesis_git.impact.result`.
 
 * ``use_rag=False`` — the cross-reference: requirement → terms, identifiers
   and tables → ranked files (text, path, definitions, reference graph,
@@ -203,7 +204,7 @@ class ImpactAgent:
 
     def run_impact(self, requirement: str, scope: str | None = None, use_rag: bool = False,
                    k: int | None = None) -> dict[str, Any]:
-        """The result dict (seed 000's entry point); warnings are left in ``self.warnings``."""
+        """The result dict (the library API's entry point); warnings stay in ``self.warnings``."""
         return self.investigate(requirement, scope=scope, use_rag=use_rag, k=k).result
 
     def build_prompt(self, requirement: str, scope: str | None = None, k: int | None = None) -> str:

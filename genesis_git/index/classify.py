@@ -1,4 +1,6 @@
-"""Per-path metadata of seed 002 §1.1: artifact type, owner, component, staleness.
+"""Per-path metadata: artifact type, owner, component, staleness.
+
+What each field means: docs/explanation/sessions-and-cache.md, "Metadata".
 
 Artifact type, first match wins:
 

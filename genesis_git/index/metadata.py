@@ -1,4 +1,7 @@
-"""The per-path metadata of seed 002 §1.1 for one scan: type, owner, component, times, staleness."""
+"""The per-path metadata of one scan: type, owner, component, times, staleness.
+
+What each field means: docs/explanation/sessions-and-cache.md, "Metadata".
+"""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ def doc_id_for(path: str) -> str:
 
 
 class Metadata:
-    """Computes the per-path metadata of seed 002 §1.1 for one scan."""
+    """Computes the per-path metadata of one scan (docs/explanation/sessions-and-cache.md)."""
 
     def __init__(self, conn: sqlite3.Connection, repo: Repo, config: Config, snap: Snapshot,
                  head: str | None):

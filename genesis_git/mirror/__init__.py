@@ -7,7 +7,8 @@ brings up to date, and that ``genesis story list --org`` and
 
 * :mod:`~genesis_git.mirror.conninfo` — the URL and masking its password;
 * :mod:`~genesis_git.mirror.project` — the repository's ``project_id``;
-* :mod:`~genesis_git.mirror.schema` — seed 002 §5 and its additions, migrated;
+* :mod:`~genesis_git.mirror.schema` — the story tables and their additions, migrated
+  (docs/reference/mirror-schema.md);
 * :mod:`~genesis_git.mirror.connect` — psycopg, and failures as one line;
 * :mod:`~genesis_git.mirror.push` — records in, idempotently, one transaction per batch;
 * :mod:`~genesis_git.mirror.org` — the stories of every repository, read back.

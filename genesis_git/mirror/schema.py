@@ -1,4 +1,6 @@
-"""The mirror's schema: seed 002 §5, then what several repositories need.
+"""The mirror's schema: the story tables, then what several repositories need.
+
+The tables and both migrations are documented in docs/reference/mirror-schema.md.
 
 Numbered migrations, recorded in ``genesis_migrations`` of the mirror. They
 run in one transaction under an advisory lock, so that several clones that

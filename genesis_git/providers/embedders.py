@@ -13,8 +13,8 @@ only when ``embed.provider = "openai"`` is configured; its id is
 :class:`EmbeddingError` with one clear line.
 
 :func:`get_embedder` picks the embedder from a :class:`~genesis_git.config.settings.Config`
-(or, as in seed 000, from an engine name: ``"fake"`` or ``None`` give the
-:class:`FakeEmbedder`).
+(or, as the library API has it, from an engine name: ``"fake"`` or ``None`` give
+the :class:`FakeEmbedder`; see docs/explanation/architecture.md, "The library API").
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class EmbeddingError(GenesisError):
 
 
 class HashingEmbedder:
-    """Deterministic, normalised, hashed bag of words (seed 000's FakeEmbedder, done well)."""
+    """Deterministic, normalised, hashed bag of words (the library API's FakeEmbedder)."""
 
     def __init__(self, dim: int = 256):
         if dim < 8:
@@ -143,7 +143,7 @@ def hashing_dim(embedder_id: str) -> int | None:
 
 
 class FakeEmbedder(HashingEmbedder):
-    """The name seed 000 gives the offline embedder; 64 dimensions as there."""
+    """The name the library API gives the offline embedder; 64 dimensions, as it has them."""
 
     def __init__(self, dim: int = 64):
         super().__init__(dim)
@@ -273,7 +273,7 @@ def get_embedder(config_or_engine: Any = None) -> Embedder:
     """The configured embedder.
 
     * a :class:`~genesis_git.config.settings.Config`: ``embed.provider`` decides (``hash`` or ``openai``);
-    * ``None`` or ``"fake"``: the :class:`FakeEmbedder` (seed 000);
+    * ``None`` or ``"fake"``: the :class:`FakeEmbedder` (the library API);
     * ``"hash"``: a 256-dimension :class:`HashingEmbedder`;
     * an object that already has an ``embed`` method is returned as it is.
     """

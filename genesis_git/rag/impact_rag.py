@@ -1,4 +1,4 @@
-"""Index and retrieve text for impact investigation (seed 000's ``ImpactRAG``).
+"""Index and retrieve text for impact investigation (the library API's ``ImpactRAG``).
 
 ``index(scope, sources)`` cuts each ``(name, text)`` source into chunks with
 the same chunker as the session index, embeds them and stores them in a

@@ -1,9 +1,9 @@
 """A small vector store in SQLite: chunks grouped by *scope*, exact cosine search.
 
-This is the ``RagStore`` of seed 000: a library user can keep chunks of any
-text (a project, a document set) under a scope name and search them by
-vector.  It needs nothing but the standard library and numpy, and works with
-``":memory:"``.  The repository's own index lives in the session tables
+This is the ``RagStore`` of the library API (docs/explanation/architecture.md): a
+library user can keep chunks of any text (a project, a document set) under a scope name
+and search them by vector. It needs nothing but the standard library and numpy, and
+works with ``":memory:"``. The repository's own index lives in the session tables
 (``rag_chunk_cache``); this store is for text that is not in a repository.
 
 Vectors are stored as little-endian float32 bytes, as in the session index.
@@ -136,7 +136,7 @@ class RagStore:
                 for i in order]
 
     def search(self, scope: str, query_vec: Sequence[float], k: int = 5) -> list[str]:
-        """The texts of the ``k`` most similar chunks (seed 000's signature)."""
+        """The texts of the ``k`` most similar chunks (the library API's signature)."""
         return [hit.chunk for hit in self.search_scored(scope, query_vec, k)]
 
     def chunks(self, scope: str) -> list[StoredChunk]:

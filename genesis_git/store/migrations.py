@@ -8,7 +8,7 @@ them equal), so that the hooks see that a store is up to date without
 importing this module.  A store that records a migration this version does not know was written by a newer
 genesis and is refused.
 
-Two layers live here (seed 002 §4, §5):
+Two layers live here (docs/explanation/sessions-and-cache.md):
 
 * the ledger — ``sessions``, ``session_artifacts``, ``story_records``,
   ``story_artifacts``, ``story_links`` — is the source of truth and is never

@@ -1,8 +1,9 @@
 """Session notes: what an analyst records before the work has a story id.
 
 ``genesis session note TEXT --role R [--path P] [--section S]`` writes a row of
-``session_artifacts`` (seed 002 §5 A).  It stays unbound until a commit whose
-message names a story; then the post-commit hook binds it (late binding).
+``session_artifacts`` (its columns: docs/reference/mirror-schema.md). It stays unbound
+until a commit whose message names a story; then the post-commit hook binds it (late
+binding).
 
 ``genesis session retract NOTE`` takes a note back: it leaves the session and
 every story that holds it, with a ``note.retracted`` record per story and one

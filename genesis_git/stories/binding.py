@@ -1,6 +1,6 @@
 """Late binding: commits with a story id bind the session's work to the story.
 
-For each story id of a commit (seed 002 §4.5):
+For each story id of a commit (docs/how-to/hooks-and-sharing.md, "What binds"):
 
 * the story record is created when it is missing (title from the subject,
   status ``in_progress``; a ``draft`` moves to ``in_progress``);

@@ -1,4 +1,4 @@
-"""The story tables: records, artifacts and links (seed 002 §2, §5).
+"""The story tables: records, artifacts and links (their columns: docs/reference/mirror-schema.md).
 
 Every insert is ``INSERT OR IGNORE`` against the unique indexes of the schema,
 so writing the same fact twice adds nothing.  Callers that write several facts

@@ -24,9 +24,10 @@ union of two versions of a file is their sorted, de-duplicated lines (the
 is percent-encoded in the path.  What was fetched from a remote sits under
 ``refs/genesis/remotes/<remote>/ledger``.
 
-**Kinds and their payloads** (the columns of seed 002's tables; a payload key
-whose value is unknown may be missing or null; consumers skip kinds they do
-not know, and new keys may appear in any payload):
+**Kinds and their payloads** (the columns of the story tables,
+docs/reference/mirror-schema.md; a payload key whose value is unknown may be missing
+or null; consumers skip kinds they do not know, and new keys may appear in any
+payload):
 
 ``story.created``
     ``title``, ``status`` (draft, in_progress, review, done, archived),
