@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-fast demo lint typecheck docs bench clean
+.PHONY: test test-fast demo lint typecheck docs site bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy genesis_git
 
-# The gate CI runs: lint, types and the whole suite (slow tests included), coverage >= 90 %.
-test: lint typecheck
+# The gate CI runs: lint, types, the docs site and the whole suite (slow tests included),
+# coverage >= 90 %.
+test: lint typecheck site
 	$(BIN)/python -m pytest --cov=genesis_git --cov-report=term --cov-fail-under=90
 
 # While developing: the suite without the tests marked slow, and no coverage.
@@ -34,8 +35,14 @@ demo: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m genesis_git.cli.docs > docs/reference/cli.md
 
+# The documentation as a static site, built with --strict into a temporary folder, so that a
+# broken link or anchor between pages, or a page missing from mkdocs.yml, fails the build.
+site: $(STAMP)
+	@tmp=$$(mktemp -d) && $(BIN)/mkdocs build --strict --quiet --site-dir "$$tmp"; \
+	status=$$?; rm -rf "$$tmp"; exit $$status
+
 bench: $(STAMP)
 	$(BIN)/python bench/index_bench.py
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*
+	rm -rf $(VENV) build dist site .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*

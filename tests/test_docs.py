@@ -1,8 +1,12 @@
-"""The CLI reference cannot drift from ``--help``, every command is documented, completion works."""
+"""The reference pages cannot drift from the code: the CLI (generated from ``--help``), exit
+codes, configuration, JSON output, ledger records, the mirror's schema and the layers; completion
+works."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +16,11 @@ import typer
 from genesis_git.cli import docs
 
 ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "docs" / "reference"
+
+
+def page(rel: str) -> str:
+    return (ROOT / "docs" / rel).read_text(encoding="utf-8")
 
 
 def genesis_cmd() -> list[str]:
@@ -54,6 +63,83 @@ def test_module_entry_point_prints_the_reference() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == docs.generate()
 
+
+
+# -- the other reference pages ----------------------------------------------------------------
+
+def test_exit_codes_table_matches_the_code() -> None:
+    from genesis_git.kernel.errors import ExitCode
+
+    documented = [int(m) for m in re.findall(r"^\| (\d+) \|", page("reference/exit-codes.md"),
+                                             re.MULTILINE)]
+    assert documented == sorted(int(c) for c in ExitCode)
+
+
+def test_configuration_reference_lists_every_key_with_its_default() -> None:
+    from genesis_git.config.settings import reference_table
+
+    assert reference_table() in page("reference/configuration.md"), \
+        "docs/reference/configuration.md is out of date"
+
+
+def test_every_kind_of_ledger_record_is_specified() -> None:
+    from genesis_git.stories.ledger.records import KINDS, LEDGER_REF, MARKER
+
+    text = page("reference/ledger-records.md")
+    assert re.findall(r"^### `([a-z.]+)`$", text, re.MULTILINE) == list(KINDS)
+    assert f"`{LEDGER_REF}`" in text and MARKER in text
+
+
+def test_the_mirror_schema_page_holds_every_migration_verbatim() -> None:
+    from genesis_git.mirror.schema import MIGRATIONS
+
+    text = page("reference/mirror-schema.md")
+    blocks = re.findall(r"^```sql\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    assert [b.strip() for b in blocks] == [sql.strip() for _, _, sql in MIGRATIONS]
+
+
+def test_the_architecture_page_shows_the_layers_in_order() -> None:
+    from test_architecture import LAYERS
+
+    text = page("explanation/architecture.md").split("## The layers, high to low", 1)[1]
+    diagram = re.search(r"```text\n(.*?)```", text, re.DOTALL)
+    assert diagram
+    shown = [line.split()[1:] for line in diagram.group(1).splitlines()]
+    expected = []
+    for names in reversed(LAYERS):
+        folders = []
+        for name in names:
+            rel = name.removeprefix("genesis_git").lstrip(".").replace(".", "/")
+            if rel:
+                folders.append(rel + (".py" if rel.startswith("__") else "/"))
+        expected.append(folders)
+    assert shown == expected
+
+
+def _keys(value: object) -> set[str]:
+    """Every key of every object in a JSON document (a ``terms`` map's keys are query terms)."""
+    if isinstance(value, dict):
+        return set(value) | {k for name, v in value.items() if name != "terms" for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
+
+
+def test_every_key_of_search_and_impact_json_is_documented(repo: Path) -> None:
+    text = page("reference/json-schemas.md")
+
+    def run(*args: str) -> object:
+        proc = subprocess.run([sys.executable, "-m", "genesis_git", *args], cwd=repo,
+                              capture_output=True, text=True, encoding="utf-8")
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    found = _keys(run("search", "order total 订单", "--json", "--explain"))
+    found |= _keys(run("search", "order", "--files", "--json"))
+    found |= _keys(run("impact", "订单表新增字段 discount_code", "--json"))
+    assert {"schema", "breakdown", "impacts", "reasons"} <= found
+    missing = sorted(k for k in found if f'"{k}"' not in text and f"`{k}`" not in text)
+    assert missing == []
 
 def _toy_app() -> typer.Typer:
     app = typer.Typer(rich_markup_mode=None, add_completion=False)
