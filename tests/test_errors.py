@@ -229,8 +229,7 @@ def _readme_codes() -> dict[int, str]:
 
     from helpers import ROOT
 
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Exit codes", 1)[1]
-    section = section.split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "reference" / "exit-codes.md").read_text(encoding="utf-8")
     return {int(code): meaning for code, meaning in
             re.findall(r"^\| (\d+) \| (.+) \|$", section, re.MULTILINE)}
 
