@@ -375,7 +375,7 @@ def default_config_text() -> str:
 
 
 def reference_table() -> str:
-    """The Markdown table of every key, its default and its meaning (the README embeds it)."""
+    """The Markdown table of every key, its default and its meaning (docs/reference/configuration.md embeds it)."""
     rows = ["| key | default | meaning |", "|---|---|---|"]
     for section, values in DEFAULTS.items():
         for name, default in values.items():

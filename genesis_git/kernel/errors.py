@@ -14,7 +14,7 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Every exit status of ``genesis`` and of its hooks (the README's table)."""
+    """Every exit status of ``genesis`` and of its hooks (docs/reference/exit-codes.md)."""
 
     OK = 0
     USER_ERROR = 1  # bad input, unknown id, failed check, broken or locked store
