@@ -42,9 +42,14 @@ def npm_tools() -> Path:
     if not (folder / "node_modules" / ".bin" / "husky").exists() or \
             not (folder / "node_modules" / ".bin" / "lefthook").exists():
         folder.mkdir(parents=True, exist_ok=True)
+        # lefthook's install script runs ``lefthook install`` in the folder npm was started
+        # from: start npm in the cache and run no install script, so that it never writes
+        # hooks into the repository the tests run in
+        env = dict(os.environ, INIT_CWD=str(folder), CI="true")
         proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent",
-                               "--prefix", str(folder), "husky@9", "lefthook@1"],
-                              capture_output=True, text=True, timeout=600)
+                               "--ignore-scripts", "--prefix", str(folder), "husky@9",
+                               "lefthook@1"],
+                              cwd=folder, env=env, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr
     version = json.loads((folder / "node_modules/husky/package.json").read_text())["version"]
     assert version.startswith("9."), version
