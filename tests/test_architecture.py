@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -191,6 +191,23 @@ def test_only_db_writes_sql_for_the_derived_tables() -> None:
     assert found == []
 
 
+# a string that starts an SQL statement (upper case, as every statement of genesis is written)
+SQL_STATEMENT = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE)\b")
+# the store layer; the PostgreSQL mirror and the seed RagStore keep their own statements
+SQL_OWNERS = ("genesis_git.store", "genesis_git.mirror", "genesis_git.rag.store")
+
+
+def sql_outside_the_store(found: Iterable[tuple[str, Path]]) -> list[str]:
+    """``path:line`` of every SQL statement string in a module outside :data:`SQL_OWNERS`."""
+    return [f"{path.name}:{line}: {text.strip()[:60]}" for module, path in found
+            if not any(module == o or module.startswith(o + ".") for o in SQL_OWNERS)
+            for line, text in sorted(code_strings(path)) if SQL_STATEMENT.search(text)]
+
+
+def test_every_sql_statement_lives_in_the_store() -> None:
+    assert sql_outside_the_store(modules()) == []
+
+
 def test_only_repo_starts_git() -> None:
     assert git_starters(EXCEPTIONS) == set()
 
@@ -289,6 +306,28 @@ def test_the_string_checks_skip_docstrings_only(tmp_path: Path) -> None:
     src.write_text('import subprocess\nsubprocess.Popen(["git", "log"])\n'
                    'os.posix_spawnp("git", argv, env)\nFinding("git", "ok", "fine")\n')
     assert sorted(set(git_commands(src))) == [2, 3]
+
+
+def test_the_sql_check_sees_a_statement_outside_the_store(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text('"""SELECT nothing: a docstring."""\n'
+                   'def f(conn, ids):\n    """DELETE FROM nothing either."""\n'
+                   '    conn.execute("SELECT * FROM story_records WHERE story_id=?", ("S-1",))\n'
+                   '    marks = ",".join("?" * len(ids))\n'
+                   '    conn.execute(f"DELETE FROM story_links WHERE id IN ({marks})", ids)\n'
+                   '    conn.execute(\n        "  UPDATE sessions SET status=\'ended\'")\n'
+                   '    conn.execute("CREATE TABLE t(x)")\n'
+                   '    conn.execute("INSERT INTO t VALUES (1)")\n'
+                   '    return "Update the index", "select a story", "PRAGMA user_version"\n')
+    assert sql_outside_the_store([("genesis_git.stories.m", src)]) == [
+        "m.py:4: SELECT * FROM story_records WHERE story_id=?",
+        "m.py:6: DELETE FROM story_links WHERE id IN (",
+        "m.py:8: UPDATE sessions SET status='ended'",
+        "m.py:9: CREATE TABLE t(x)",
+        "m.py:10: INSERT INTO t VALUES (1)"]
+    for owner in ("genesis_git.store.m", "genesis_git.mirror.m", "genesis_git.rag.store"):
+        assert sql_outside_the_store([(owner, src)]) == []
+    assert sql_outside_the_store([("genesis_git.storey", src)]) != []
 
 
 def test_a_module_outside_the_list_is_named() -> None:

@@ -24,13 +24,14 @@ from genesis_git.kernel.base import PASSED_FD
 from genesis_git.providers.embedders import embedder_id, get_embedder
 from genesis_git.search.session_index import session_index
 from genesis_git.store import sessionmap
+from genesis_git.store import sessions as session_rows
 
 
 def build(root: str, session_id: str, built: Callable[[], None] | None = None) -> bool:
     """Build and save the base of ``session_id`` if it is still the active one; ``built`` is
     called once the base is saved, before the facts of older blobs are prepared."""
     ctx = open_context(root)
-    row = ctx.conn.execute("SELECT status FROM sessions WHERE id=?", (session_id,)).fetchone()
+    row = session_rows.status(ctx.conn, session_id)
     if row is None or row[0] != "active":
         return False
     session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)), wait=False)

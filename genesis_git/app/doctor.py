@@ -12,6 +12,9 @@ from genesis_git.git.repo import Repo, find_repo, git_version
 from genesis_git.hooks import install
 from genesis_git.kernel.errors import GenesisError
 from genesis_git.kernel.findings import Finding
+from genesis_git.store import connect as store
+from genesis_git.store import sessions as session_rows
+from genesis_git.store import stories as story_rows
 from genesis_git.store.connect import store_path
 from genesis_git.store.migrations import MIGRATIONS, applied
 from genesis_git.stories import hooklog
@@ -50,7 +53,7 @@ def _open_for_check(db: Path) -> tuple[sqlite3.Connection, bool]:
     (a read-only store).  The flag says which."""
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        store.probe(conn)
         return conn, False
     except sqlite3.OperationalError:
         conn = sqlite3.connect(f"file:{db}?immutable=1", uri=True, timeout=5)
@@ -86,7 +89,7 @@ def _check_store(repo: Repo) -> list[Finding]:
     try:
         conn, immutable = _open_for_check(db)
         # one row can hold many lines: one problem a line, without the "*** in database" heads
-        problems = [ln for r in conn.execute("PRAGMA integrity_check")
+        problems = [ln for r in store.integrity_check(conn)
                     for ln in str(r[0]).splitlines() if ln.strip() and not ln.startswith("***")]
         names = applied(conn)
         history = _history_gap(repo, conn) if problems == ["ok"] else None
@@ -137,9 +140,8 @@ def _history_gap(repo: Repo, conn: sqlite3.Connection, limit: int = 5000) -> Fin
         pattern = StoryRules().effective
     commits = log_commits(repo, ["HEAD"], ("--no-merges", f"-n{limit}"))
     try:
-        linked = {r[0] for r in conn.execute(
-            "SELECT target_ref FROM story_links WHERE link_type='commit'")}
-        sessions = {r[0] for r in conn.execute("SELECT id FROM sessions")}
+        linked = set(story_rows.linked_commits(conn))
+        sessions = session_rows.all_ids(conn)
     except sqlite3.DatabaseError:  # an empty store: no tables yet
         linked, sessions = set(), set()
     unlinked = [c for c in commits if c.sha not in linked]

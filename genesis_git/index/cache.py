@@ -24,6 +24,7 @@ from genesis_git.git.repo import Repo
 from genesis_git.index import chunk, packs
 from genesis_git.providers.embedders import embedder_from_config, embedder_id, hashing_dim
 from genesis_git.store import blobs
+from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import SEARCH_DIR, compact, store_path, transaction
 from genesis_git.text.tokens import VOCABULARY
 
@@ -110,8 +111,7 @@ def chunk_texts(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> dict[int, 
 def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
     """Blobs, chunks, embeddings, sessions, saved search bases and the store's size."""
     cache = blobs.counts(conn)
-    sessions = conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(status='active'),0) FROM sessions").fetchone()
+    sessions = session_rows.counts(conn)
     db = store_path(repo)
     size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
     bases = _search_bases(repo)
@@ -154,7 +154,7 @@ def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
     current = (chunker_id(config), embedder_id(embedder_from_config(config)))
     rows = blobs.unmapped(conn)
     doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas or (r[3], r[4]) != current]
-    active = {r[0] for r in conn.execute("SELECT id FROM sessions WHERE status='active'")}
+    active = session_rows.active_ids(conn)
     stale_bases = [p for p in _search_bases(repo) if p.stem not in active]
     if not dry_run:
         if doomed:

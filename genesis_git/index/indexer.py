@@ -31,6 +31,7 @@ from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.index.state import known_state, remember_state, state_key
 from genesis_git.providers.embedders import embedder_from_config
 from genesis_git.store import kv, sessionmap
+from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import transaction
 from genesis_git.store.sessionmap import MAP_COLUMNS, previous_state
 
@@ -218,7 +219,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
     entries = list(snap.entries.values())
     report.files = len(entries)
     head = snap.head
-    head_row = conn.execute("SELECT head_sha FROM sessions WHERE id=?", (session_id,)).fetchone()
+    head_row = session_rows.head(conn, session_id)
     same_head = head_row is not None and head_row[0] == head
     unchanged = (same_head and len(prev) == len(entries)
                  and all(p in prev and prev[p]["blob_sha"] == e.sha
@@ -258,9 +259,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
         kv.put(conn, "meta", session_id, meta.fingerprint)
         _collect_skips(conn, report, snap, None)
         _remember(conn, report, key)
-        conn.execute("UPDATE sessions SET head_sha=?, branch=?, refreshed_at="
-                     "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?",
-                     (head, repo.branch(), session_id))
+        session_rows.mark_refreshed(conn, session_id, head, repo.branch())
     report.seconds = time.perf_counter() - t0
     return report
 

@@ -21,6 +21,7 @@ from genesis_git.git.repo import Repo, find_repo
 from genesis_git.index.indexer import IndexReport, Progress, index_session
 from genesis_git.kernel.errors import GenesisError
 from genesis_git.store import kv, sessionmap
+from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import checkpoint, connect, store_path, transaction
 
 
@@ -44,10 +45,7 @@ def worktree_key(repo: Repo) -> str:
 
 
 def active_session(conn: sqlite3.Connection, repo: Repo) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM sessions WHERE worktree=? AND status='active'", (worktree_key(repo),)
-    ).fetchone()
-    return row
+    return session_rows.active(conn, worktree_key(repo))
 
 
 def _new_id() -> str:
@@ -86,11 +84,8 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
         sid = _new_id()
         try:
             with transaction(ctx.conn):
-                ctx.conn.execute(
-                    "INSERT INTO sessions(id, project_id, name, worktree, branch, head_sha, source_doc)"
-                    " VALUES (?,?,?,?,?,?,?)",
-                    (sid, ctx.repo.project_id, name, worktree_key(ctx.repo), ctx.repo.branch(),
-                     None, source_doc))
+                session_rows.create(ctx.conn, sid, ctx.repo.project_id, name,
+                                    worktree_key(ctx.repo), ctx.repo.branch(), None, source_doc)
             started = True
         except sqlite3.IntegrityError:  # another process started one a moment ago
             current = active_session(ctx.conn, ctx.repo)
@@ -101,9 +96,7 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
         sid = current["id"]
         if name or source_doc:
             with transaction(ctx.conn):
-                ctx.conn.execute(
-                    "UPDATE sessions SET name=COALESCE(?, name), source_doc=COALESCE(?, source_doc) "
-                    "WHERE id=?", (name, source_doc, sid))
+                session_rows.rename(ctx.conn, sid, name, source_doc)
     report = index_session(ctx.conn, ctx.repo, ctx.config, sid, progress)
     report.started = started
     _after_write(ctx, report)
@@ -153,8 +146,7 @@ def end(ctx: Context, session_id: str | None = None, carry_to: str | None = None
     if row["status"] != "active":
         raise GenesisError(f"session {session_id} has already ended")
     with transaction(ctx.conn):
-        ctx.conn.execute("UPDATE sessions SET status='ended', ended_at="
-                         "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?", (session_id,))
+        session_rows.mark_ended(ctx.conn, session_id)
         sessionmap.drop(ctx.conn, session_id)
         kv.delete(ctx.conn, "meta", [session_id])
         kv.delete(ctx.conn, "state", [session_id])
@@ -163,16 +155,13 @@ def end(ctx: Context, session_id: str | None = None, carry_to: str | None = None
 
 def pending_notes(ctx: Context, session_id: str) -> int:
     """Notes of the session that no story holds yet."""
-    return int(ctx.conn.execute("SELECT COUNT(*) FROM session_artifacts WHERE session_id=? AND "
-                                "bound_commit IS NULL", (session_id,)).fetchone()[0])
+    return session_rows.unbound_count(ctx.conn, session_id)
 
 
 def get(ctx: Context, session_id: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = ctx.conn.execute(
-        "SELECT * FROM sessions WHERE id=?", (session_id,)).fetchone()
+    row = session_rows.by_id(ctx.conn, session_id)
     if row is None:
-        known = [r[0] for r in ctx.conn.execute(
-            "SELECT id FROM sessions ORDER BY started_at DESC LIMIT 5")]
+        known = session_rows.recent_ids(ctx.conn)
         hint = ("known: " + ", ".join(known)) if known else "run `genesis session start`"
         raise GenesisError(f"unknown session {session_id!r}", hint=hint)
     return row
@@ -181,9 +170,7 @@ def get(ctx: Context, session_id: str) -> sqlite3.Row:
 def summary(ctx: Context, row: sqlite3.Row) -> dict[str, Any]:
     counts = sessionmap.counts(ctx.conn, row["id"])
     by_type = sessionmap.types(ctx.conn, row["id"])
-    notes = ctx.conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(bound_commit IS NULL), 0) FROM session_artifacts "
-        "WHERE session_id=?", (row["id"],)).fetchone()
+    notes = session_rows.note_counts(ctx.conn, row["id"])
     return {
         "id": row["id"],
         "name": row["name"],
@@ -205,9 +192,5 @@ def summary(ctx: Context, row: sqlite3.Row) -> dict[str, Any]:
 
 
 def list_sessions(ctx: Context, all_worktrees: bool = False) -> list[dict[str, Any]]:
-    if all_worktrees:
-        rows = ctx.conn.execute("SELECT * FROM sessions ORDER BY started_at DESC, id DESC")
-    else:
-        rows = ctx.conn.execute("SELECT * FROM sessions WHERE worktree=? "
-                                "ORDER BY started_at DESC, id DESC", (worktree_key(ctx.repo),))
-    return [summary(ctx, r) for r in rows.fetchall()]
+    rows = session_rows.newest_first(ctx.conn, None if all_worktrees else worktree_key(ctx.repo))
+    return [summary(ctx, r) for r in rows]

@@ -49,7 +49,7 @@ from genesis_git.search.base.file import (
 )
 from genesis_git.search.termindex import Part
 from genesis_git.store import sessionmap
-from genesis_git.store.blobs import plain_cursor
+from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import search_base_path, store_file
 
 __all__ = ["CACHE_FORMAT", "Base", "ChunkSet", "PathSet", "SessionIndex", "clear_memory",
@@ -215,8 +215,7 @@ def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str,
 
 def _forget_ended(conn: sqlite3.Connection, folder: Path) -> None:
     """Delete the bases of sessions that are no longer active."""
-    active = {r[0] for r in plain_cursor(conn).execute(
-        "SELECT id FROM sessions WHERE status='active'")}
+    active = session_rows.active_ids(conn)
     for f in folder.iterdir():
         if f.suffix == ".idx" and f.stem not in active:
             f.unlink(missing_ok=True)

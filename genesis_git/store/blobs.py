@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _PART = 500  # SHAs per IN (...) list
 
 
-def _parts(items: Sequence[Any], size: int = _PART) -> Iterator[Sequence[Any]]:
+def parts(items: Sequence[Any], size: int = _PART) -> Iterator[Sequence[Any]]:
     """``items`` in slices of ``size``, one per ``IN (...)`` list."""
     for i in range(0, len(items), size):
         yield items[i:i + size]
@@ -36,7 +36,7 @@ def _parts(items: Sequence[Any], size: int = _PART) -> Iterator[Sequence[Any]]:
 def known_blobs(conn: sqlite3.Connection, shas: Sequence[str]) -> set[str]:
     """The SHAs of ``shas`` the cache holds under any chunker and embedder."""
     found: set[str] = set()
-    for part in _parts(list(dict.fromkeys(shas))):
+    for part in parts(list(dict.fromkeys(shas))):
         marks = ",".join("?" * len(part))
         found.update(r[0] for r in conn.execute(
             f"SELECT DISTINCT blob_sha FROM rag_blob_cache WHERE blob_sha IN ({marks})", part))
@@ -54,7 +54,7 @@ def lookup(conn: sqlite3.Connection, shas: Iterable[str], embedder_id: str,
            chunker: str) -> dict[str, BlobRow]:
     """The cache rows of ``shas`` under one chunker and embedder, by SHA."""
     found: dict[str, BlobRow] = {}
-    for part in _parts(list(shas)):
+    for part in parts(list(shas)):
         marks = ",".join("?" * len(part))
         for row in conn.execute(
                 f"SELECT id, blob_sha, status, skip_reason, size, content_type, n_chunks "
@@ -151,7 +151,7 @@ def chunk_rows(conn: sqlite3.Connection, blob_ids: Sequence[int]
                ) -> Iterator[tuple[int, int, int]]:
     """``(id, blob_id, start_line)`` of the chunks of ``blob_ids`` (sorted), in blob and chunk
     order."""
-    for part in _parts(blob_ids):
+    for part in parts(blob_ids):
         marks = ",".join("?" * len(part))
         yield from plain_cursor(conn).execute(
             f"SELECT id, blob_id, start_line FROM rag_chunk_cache "
@@ -162,7 +162,7 @@ def blob_identities(conn: sqlite3.Connection, blob_ids: Sequence[int]
                     ) -> Iterator[tuple[int, str, str, str]]:
     """``(id, blob_sha, chunker_version, created_at)`` of ``blob_ids``: what tells a blob row
     from a later one that reuses its id."""
-    for part in _parts(blob_ids):
+    for part in parts(blob_ids):
         marks = ",".join("?" * len(part))
         yield from plain_cursor(conn).execute(
             f"SELECT id, blob_sha, chunker_version, created_at FROM rag_blob_cache "
@@ -171,7 +171,7 @@ def blob_identities(conn: sqlite3.Connection, blob_ids: Sequence[int]
 
 def chunk_details(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
     """``(id, blob_id, ord, start_line, end_line, section, symbol, kind)`` of ``chunk_ids``."""
-    for part in _parts(chunk_ids):
+    for part in parts(chunk_ids):
         marks = ",".join("?" * len(part))
         yield from plain_cursor(conn).execute(
             "SELECT id, blob_id, ord, start_line, end_line, section, symbol, kind "
@@ -181,7 +181,7 @@ def chunk_details(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> Iterato
 def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> int:
     """The chunks of ``blob_ids``."""
     total = 0
-    for part in _parts(blob_ids):
+    for part in parts(blob_ids):
         marks = ",".join("?" * len(part))
         total += int(conn.execute(f"SELECT COUNT(*) FROM rag_chunk_cache WHERE blob_id IN ({marks})",
                                   part).fetchone()[0])
@@ -191,7 +191,7 @@ def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> int:
 def chunks_per_blob(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> dict[int, int]:
     """``n_chunks`` of each blob of ``blob_ids``."""
     out: dict[int, int] = {}
-    for part in _parts(blob_ids):
+    for part in parts(blob_ids):
         marks = ",".join("?" * len(part))
         out.update((r[0], r[1]) for r in plain_cursor(conn).execute(
             f"SELECT id, n_chunks FROM rag_blob_cache WHERE id IN ({marks})", part))
@@ -201,7 +201,7 @@ def chunks_per_blob(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> dict[i
 def chunk_lines(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
     """``(blob_id, start_line, end_line, kind, symbol, section)`` of every chunk of
     ``blob_ids``, in blob and chunk order."""
-    for part in _parts(blob_ids):
+    for part in parts(blob_ids):
         marks = ",".join("?" * len(part))
         yield from plain_cursor(conn).execute(
             "SELECT blob_id, start_line, end_line, kind, symbol, section "
@@ -217,7 +217,7 @@ def packs(conn: sqlite3.Connection, blob_ids: Sequence[int], columns: Sequence[s
     in blob order; ``columns`` are among ``texts``, ``terms`` and ``vectors``."""
     wanted = ", ".join(f"c.{c}" for c in columns if c in _PACKS)
     assert len(wanted.split(", ")) == len(columns)
-    for part in _parts(blob_ids, part_size):
+    for part in parts(blob_ids, part_size):
         marks = ",".join("?" * len(part))
         yield from plain_cursor(conn).execute(
             f"SELECT c.blob_id, c.format, b.n_chunks, {wanted} FROM rag_blob_content c "
@@ -228,7 +228,7 @@ def packs(conn: sqlite3.Connection, blob_ids: Sequence[int], columns: Sequence[s
 def unpacked(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> list[int]:
     """The blobs of ``blob_ids`` with chunks but no packs (cached by an older version)."""
     out: list[int] = []
-    for part in _parts(sorted(set(blob_ids))):
+    for part in parts(sorted(set(blob_ids))):
         marks = ",".join("?" * len(part))
         out.extend(r[0] for r in conn.execute(
             f"SELECT b.id FROM rag_blob_cache b WHERE b.id IN ({marks}) AND b.n_chunks > 0 "
@@ -261,7 +261,7 @@ def store_packs(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, bytes, 
             "INSERT OR REPLACE INTO rag_blob_content(blob_id, format, texts, terms, vectors) "
             "SELECT id, ?, ?, ?, ? FROM rag_blob_cache WHERE id=?",
             [(f, t, k, v, b) for b, f, t, k, v in rows])
-        for part in _parts([r[0] for r in rows]):
+        for part in parts([r[0] for r in rows]):
             marks = ",".join("?" * len(part))
             kept = plain_cursor(conn).execute(
                 "SELECT id, blob_id, ord, start_line, end_line, section, symbol, kind "

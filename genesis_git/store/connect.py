@@ -20,7 +20,8 @@ from genesis_git.kernel.base import (
 from genesis_git.kernel.errors import StoreError, store_error
 from genesis_git.store.migrations import migrate
 
-__all__ = ["DB_NAME", "LOG_NAME", "PAGE_SIZE", "SEARCH_DIR", "busy_timeout_ms", "compact", "connect",
+__all__ = ["DB_NAME", "LOG_NAME", "PAGE_SIZE", "SEARCH_DIR", "attach_readonly", "busy_timeout_ms",
+           "columns", "compact", "connect", "copy_rows", "detach", "integrity_check", "probe",
            "search_base_path", "store_dir", "store_file", "store_path", "transaction"]
 
 
@@ -147,3 +148,36 @@ def _enable_wal(conn: sqlite3.Connection, path: str) -> None:
 def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> base.Transaction:
     """One write transaction; ``BEGIN IMMEDIATE`` so that writers queue on the busy timeout."""
     return base.Transaction(conn, "BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+# -- reading a damaged store -----------------------------------------------------------------
+
+def attach_readonly(conn: sqlite3.Connection, path: str, name: str) -> None:
+    """Attach the store file ``path`` read-only as schema ``name``."""
+    conn.execute(f"ATTACH DATABASE ? AS {name}", (f"file:{path}?mode=ro",))
+
+
+def detach(conn: sqlite3.Connection, name: str) -> None:
+    conn.execute(f"DETACH DATABASE {name}")
+
+
+def columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA {schema}.table_info({table})")]
+
+
+def copy_rows(conn: sqlite3.Connection, source: str, table: str, names: str) -> int:
+    """Copy the columns ``names`` (comma-separated) of ``table`` from schema ``source``;
+    returns the rows added."""
+    cur = conn.execute(f"INSERT OR IGNORE INTO main.{table}({names}) "
+                       f"SELECT {names} FROM {source}.{table}")
+    return max(cur.rowcount, 0)
+
+
+def probe(conn: sqlite3.Connection) -> None:
+    """Read the schema: raises ``sqlite3.OperationalError`` when the file cannot be read."""
+    conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+
+
+def integrity_check(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """The rows of ``PRAGMA integrity_check`` (one ``ok`` for a sound store)."""
+    return conn.execute("PRAGMA integrity_check")

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
 from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.store import sessions as session_rows
+from genesis_git.store import stories as story_rows
 from genesis_git.store.connect import transaction
 from genesis_git.store.migrations import SESSION_ROLES
 from genesis_git.stories import tables as ledger
@@ -72,24 +74,20 @@ def add_note(ctx: Context, text: str, *, role: str = "note", path: str | None = 
     rid = outbox.new_id()
     by = author(ctx.repo)
     with transaction(ctx.conn):
-        cur = ctx.conn.execute(
-            "INSERT INTO session_artifacts(session_id, project_id, artifact_role, path, section, "
-            "summary, created_by, created_at, private, record_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (session_id, ctx.repo.project_id, role, rel, section, text.strip(), by, stamp,
-             1 if private else 0, rid))
+        note_id = session_rows.add_note(ctx.conn, session_id, ctx.repo.project_id, role, rel,
+                                        section, text.strip(), by, stamp, 1 if private else 0,
+                                        rid)
         outbox.emit(ctx.conn, "note.written",
                     {"role": role, "content": text.strip(), "path": rel, "section": section,
                      "created_at": stamp, "created_by": by},
                     session_id=session_id, private=private, rid=rid, at=stamp)
-    row = ctx.conn.execute("SELECT * FROM session_artifacts WHERE id=?",
-                           (cur.lastrowid,)).fetchone()
+    row = session_rows.note(ctx.conn, note_id)
+    assert row is not None
     return artifact_dict(ctx.conn, row)
 
 
 def artifact_dict(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
-    stories = [r[0] for r in conn.execute(
-        "SELECT DISTINCT story_id FROM story_artifacts WHERE doc_id=? ORDER BY story_id",
-        (f"session-artifact:{row['id']}",))]
+    stories = story_rows.stories_of_doc(conn, f"session-artifact:{row['id']}")
     return {"id": row["id"], "session": row["session_id"], "role": row["artifact_role"],
             "summary": row["summary"], "path": row["path"], "section": row["section"],
             "created_at": row["created_at"], "created_by": row["created_by"],
@@ -111,9 +109,7 @@ def list_artifacts(conn: sqlite3.Connection, repo: Repo,
     elif ledger.session_row(conn, session_id) is None:
         raise GenesisError(f"unknown session {session_id!r}",
                            hint="see `genesis session list`")
-    rows = conn.execute("SELECT * FROM session_artifacts WHERE session_id=? ORDER BY id",
-                        (session_id,)).fetchall()
-    items = [artifact_dict(conn, r) for r in rows]
+    items = [artifact_dict(conn, r) for r in session_rows.notes(conn, session_id)]
     return {"session": session_id, "artifacts": items,
             "unbound": sum(1 for a in items if not a["bound_commit"])}
 
@@ -130,15 +126,11 @@ def find_note(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
     local, record = _LOCAL_ID.match(text), _RECORD_ID.match(text)
     row: sqlite3.Row | None = None
     if local:
-        row = conn.execute("SELECT * FROM session_artifacts WHERE id=?",
-                           (int(local[1]),)).fetchone()
+        row = session_rows.note(conn, int(local[1]))
     elif record:
         rid = record[1].upper()
-        row = conn.execute("SELECT * FROM session_artifacts WHERE record_id=?",
-                           (rid,)).fetchone()
-        if row is None and conn.execute(
-                "SELECT 1 FROM story_artifacts WHERE doc_id=? OR (record_id=? AND doc_id LIKE "
-                "'note:%')", (f"note:{rid}", rid)).fetchone():
+        row = session_rows.note_by_record(conn, rid)
+        if row is None and story_rows.holds_note(conn, rid):
             raise GenesisError(f"note {text} was written in another clone",
                                hint="only its author can retract it")
     else:
@@ -160,10 +152,9 @@ def retract_note(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
     item = artifact_dict(conn, row)
     private = bool(row["private"])
     with transaction(conn):
-        held = conn.execute("SELECT * FROM story_artifacts WHERE doc_id=? ORDER BY id",
-                            (f"session-artifact:{row['id']}",)).fetchall()
+        held = story_rows.artifacts_of_doc(conn, f"session-artifact:{row['id']}")
         for a in held:
-            conn.execute("DELETE FROM story_artifacts WHERE id=?", (a["id"],))
+            story_rows.delete_artifact(conn, a["id"])
             note_id = row["record_id"] or a["record_id"]
             if note_id:
                 outbox.emit(conn, "note.retracted", {"note_id": note_id},
@@ -171,7 +162,7 @@ def retract_note(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
         if row["record_id"]:
             outbox.emit(conn, "note.retracted", {"note_id": row["record_id"]},
                         session_id=row["session_id"], private=private)
-        conn.execute("DELETE FROM session_artifacts WHERE id=?", (row["id"],))
+        session_rows.delete_note(conn, row["id"])
         for sid in dict.fromkeys(a["story_id"] for a in held):
             ledger.touch(conn, sid)
     item["stories"] = sorted({a["story_id"] for a in held})

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import time
 
+from genesis_git.store import sessions as session_rows
+from genesis_git.store import stories as story_rows
 from genesis_git.stories import tables as ledger
 from genesis_git.stories.commits import (
     DEFAULT_PATTERN,
@@ -80,10 +82,8 @@ def worktree_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
     ``Genesis-Session`` trailer (when the store knows it) and every session of the
     worktree, active or ended.  A note belongs to the session it was written in, so it
     binds whether or not commit-msg ran."""
-    rows = conn.execute(  # the active one, and ended ones with notes still pending
-        "SELECT * FROM sessions s WHERE worktree=? AND (status='active' OR EXISTS (SELECT 1 "
-        "FROM session_artifacts a WHERE a.session_id=s.id AND a.bound_commit IS NULL)) "
-        "ORDER BY status='active' DESC, started_at, id", (str(repo.root),)).fetchall()
+    # the active one, and ended ones with notes still pending
+    rows = session_rows.with_pending_notes(conn, str(repo.root))
 
     def resolve(commit: CommitInfo) -> list[sqlite3.Row]:
         sid = commit.session_id
@@ -100,9 +100,7 @@ def history_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
     """``story rebuild``: the session of the trailer, and sessions with pending notes whose
     branch holds the commit (any commit when the branch is gone or unknown) unless the
     commit's trailer names a session of another worktree."""
-    pending = conn.execute(
-        "SELECT * FROM sessions WHERE id IN (SELECT session_id FROM session_artifacts "
-        "WHERE bound_commit IS NULL) ORDER BY started_at, id").fetchall()
+    pending = session_rows.all_with_pending_notes(conn)
     reach: dict[str, set[str] | None] = {}
 
     def reachable(branch: str | None) -> set[str] | None:
@@ -180,12 +178,7 @@ def _bind_session(conn: sqlite3.Connection, session: sqlite3.Row, story_ids_: Se
                   sha: str, cutoff: str | None, with_doc: bool = True) -> int:
     """Bind the session's unbound notes (written up to ``cutoff``) to the stories; its
     ``--doc`` too when ``with_doc`` or when notes were bound."""
-    sql = "SELECT * FROM session_artifacts WHERE session_id=? AND bound_commit IS NULL"
-    args: tuple[Any, ...] = (session["id"],)
-    if cutoff is not None:
-        sql += " AND created_at <= ?"
-        args += (cutoff,)
-    notes = conn.execute(sql + " ORDER BY id", args).fetchall()
+    notes = session_rows.unbound_notes(conn, session["id"], cutoff)
     doc = session["source_doc"] if with_doc or notes else None
     version = None
     if doc:
@@ -205,15 +198,13 @@ def _bind_session(conn: sqlite3.Connection, session: sqlite3.Row, story_ids_: Se
                                 note_id=a["record_id"], private=bool(a["private"]))
     if notes:
         stamp = ledger.now()
-        conn.executemany("UPDATE session_artifacts SET bound_commit=?, bound_at=? WHERE id=?",
-                         [(sha, stamp, a["id"]) for a in notes])
+        session_rows.bind(conn, [(sha, stamp, a["id"]) for a in notes])
     return len(notes)
 
 
 def _refresh_baseline(conn: sqlite3.Connection, story_id: str) -> None:
     """The baseline is the first parent of the story's earliest commit."""
-    row = conn.execute("SELECT meta FROM story_links WHERE story_id=? AND link_type='commit' "
-                       "ORDER BY id LIMIT 1", (story_id,)).fetchone()
+    row = story_rows.first_commit_meta(conn, story_id)
     if row is None or not row[0]:
         return
     import json
@@ -279,10 +270,7 @@ def missed_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit
     if not sessions or not commit.parents:
         return []
     ids = [s["id"] for s in sessions]
-    marks = ",".join("?" * len(ids))
-    row = conn.execute(
-        "SELECT CAST(strftime('%s', MIN(created_at)) AS INTEGER) FROM session_artifacts "
-        f"WHERE bound_commit IS NULL AND session_id IN ({marks})", ids).fetchone()
+    row = session_rows.oldest_unbound(conn, ids)
     if row is None or row[0] is None:
         return []
     out = repo.git("log", "-z", "--no-merges", f"-n{limit}", f"--since=@{int(row[0]) - 1}",
@@ -291,10 +279,7 @@ def missed_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit
     found = [c for c in parse_log(out)
              if (c.session_id is None or c.session_id in known) and story_ids(c, pattern)]
     if found:  # a commit the ledger links had its hook run: what is pending came later
-        marks = ",".join("?" * len(found))
-        linked = {r[0] for r in conn.execute(
-            "SELECT target_ref FROM story_links WHERE link_type='commit' AND target_ref IN "
-            f"({marks})", [c.sha for c in found])}
+        linked = story_rows.linked_among(conn, [c.sha for c in found])
         found = [c for c in found if c.sha not in linked]
     found.reverse()
     return found
@@ -342,9 +327,8 @@ def bind_notes(conn: sqlite3.Connection, repo: GitRepo, story_id: str,
         sessions = [row]
     else:
         sessions = worktree_sessions(conn, repo)(CommitInfo("", [], "", "", "", 0, "", ""))
-        sessions = [s for s in sessions if s["status"] == "active" or conn.execute(
-            "SELECT 1 FROM session_artifacts WHERE session_id=? AND bound_commit IS NULL",
-            (s["id"],)).fetchone()]
+        sessions = [s for s in sessions
+                    if s["status"] == "active" or session_rows.has_unbound(conn, s["id"])]
     bound = 0
     with ledger.immediate(conn):
         for s in sessions:

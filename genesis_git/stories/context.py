@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.git.repo import Repo
+from genesis_git.store import stories as story_rows
 from genesis_git.stories import tables as ledger
 from genesis_git.text.quoting import quote_path
 
@@ -59,20 +60,14 @@ def net_files(changes: list[tuple[str, str]]) -> list[dict[str, str]]:
 
 def _files(conn: sqlite3.Connection, story_id: str, commits: list[dict[str, Any]]) -> list[dict]:
     order = {c["sha"]: i for i, c in enumerate(commits)}
-    rows = conn.execute(
-        "SELECT doc_id, path, change_type, id FROM story_artifacts WHERE story_id=? AND "
-        "source_ref=? AND path IS NOT NULL", (story_id, ledger.COMMIT_SOURCE)).fetchall()
+    rows = story_rows.commit_files(conn, story_id, ledger.COMMIT_SOURCE)
     rows.sort(key=lambda r: (order.get(r["doc_id"], len(order)), r["id"]))
     return net_files([(r["path"], r["change_type"]) for r in rows])
 
 
 def _artifacts(conn: sqlite3.Connection, story_id: str) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = {role: [] for role in ledger.ROLE_ORDER}
-    for a in conn.execute(
-            "SELECT a.*, r.private AS record_private FROM story_artifacts a "
-            "LEFT JOIN ledger_records r ON r.id = a.record_id "
-            "WHERE a.story_id=? AND COALESCE(a.source_ref,'')<>? "
-            "ORDER BY a.created_at, a.id", (story_id, ledger.COMMIT_SOURCE)):
+    for a in story_rows.shown_artifacts(conn, story_id, ledger.COMMIT_SOURCE):
         groups[a["artifact_role"]].append({
             "id": a["id"], "summary": a["summary"], "path": a["path"], "section": a["section"],
             "doc_id": a["doc_id"], "doc_version": a["doc_version"],
@@ -86,8 +81,7 @@ def _artifacts(conn: sqlite3.Connection, story_id: str) -> dict[str, list[dict[s
 def _links(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
     return [{"type": r["link_type"], "target": r["target_ref"], "description": r["description"],
              "created_at": r["created_at"]}
-            for r in conn.execute("SELECT * FROM story_links WHERE story_id=? AND "
-                                  "link_type<>'commit' ORDER BY id", (story_id,))]
+            for r in story_rows.other_links(conn, story_id)]
 
 
 def story_query(ctx: dict[str, Any], limit: int = 2000) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 
 from genesis_git.config.settings import Config
 from genesis_git.git.repo import Repo
+from genesis_git.store import connect as store
+from genesis_git.store import stories as story_rows
 from genesis_git.stories import hooklog
 from genesis_git.stories import tables as ledger
 from genesis_git.stories.binding import BindResult, apply, history_sessions
@@ -50,8 +52,7 @@ def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
         result = apply(conn, repo, pattern, story_commits, changes,
                        session_for=history_sessions(conn, repo), notes_before_commit=True,
                        result=BindResult())
-        linked = [r[0] for r in conn.execute(
-            "SELECT DISTINCT target_ref FROM story_links WHERE link_type='commit'")]
+        linked = story_rows.linked_commits(conn)
         stale = [sha for sha in linked if sha not in reachable]
         pruned = 0
         if prune:
@@ -99,21 +100,19 @@ def salvage(conn: sqlite3.Connection, old: Path) -> dict[str, int]:
     (a table that cannot be read is skipped; the derived cache is not copied)."""
     out: dict[str, int] = {}
     try:
-        conn.execute("ATTACH DATABASE ? AS old", (f"file:{old}?mode=ro",))
+        store.attach_readonly(conn, str(old), "old")
     except sqlite3.DatabaseError:
         return out
     try:
         for table in LEDGER_TABLES:
             try:
-                cols = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})")]
-                have = {r[1] for r in conn.execute(f"PRAGMA old.table_info({table})")}
+                cols = store.columns(conn, "main", table)
+                have = set(store.columns(conn, "old", table))
                 shared = ",".join(c for c in cols if c in have)
                 with ledger.immediate(conn):
-                    cur = conn.execute(f"INSERT OR IGNORE INTO main.{table}({shared}) "
-                                       f"SELECT {shared} FROM old.{table}")
-                out[table] = max(cur.rowcount, 0)
+                    out[table] = store.copy_rows(conn, "old", table, shared)
             except sqlite3.DatabaseError:
                 out[table] = -1  # unreadable: what git holds comes back below
     finally:
-        conn.execute("DETACH DATABASE old")
+        store.detach(conn, "old")
     return out

@@ -20,6 +20,8 @@ after ``genesis sync`` is this clone's view.
 
 from __future__ import annotations
 
+from genesis_git.store import sessions as session_rows
+from genesis_git.store import stories as story_rows
 from genesis_git.stories import tables as ledger
 from genesis_git.stories.binding import BindResult, apply, in_rebase, worktree_sessions
 from genesis_git.stories.commits import changed_files, read_commits, story_ids
@@ -83,10 +85,8 @@ def rewrite(conn: sqlite3.Connection, repo: GitRepo, pattern: str, kind: str,
             if old in new_set:
                 continue
             result.dropped += ledger.drop_commit(conn, old, stories=left)
-            moved += [(r[0], new) for r in conn.execute(
-                "SELECT id FROM session_artifacts WHERE bound_commit=?", (old,))]
-            conn.execute("UPDATE session_artifacts SET bound_commit=? WHERE bound_commit=?",
-                         (new, old))
+            moved += [(note_id, new) for note_id in session_rows.bound_to(conn, old)]
+            session_rows.rebind(conn, old, new)
         session_for = worktree_sessions(conn, repo) if kind == "amend" else None
         apply(conn, repo, pattern, story_commits, changes, session_for=session_for,
               result=result)
@@ -108,17 +108,14 @@ def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
     for note_id, new in moved:
         targets = ids_of.get(new, [])
         doc_id = f"session-artifact:{note_id}"
-        rows = conn.execute("SELECT * FROM story_artifacts WHERE doc_id=? ORDER BY id",
-                            (doc_id,)).fetchall()
+        rows = story_rows.artifacts_of_doc(conn, doc_id)
         if not targets:
             for a in rows:
                 ledger.remove_artifact(conn, a)
                 changed[a["story_id"]] = None
-            conn.execute("UPDATE session_artifacts SET bound_commit=NULL, bound_at=NULL "
-                         "WHERE id=?", (note_id,))
+            session_rows.unbind(conn, note_id)
             continue
-        note = conn.execute("SELECT record_id, private FROM session_artifacts WHERE id=?",
-                            (note_id,)).fetchone()
+        note = session_rows.note_record(conn, note_id)
         for a in rows[:1]:
             for sid in targets:
                 ledger.add_artifact(conn, sid, a["artifact_role"], doc_id=doc_id,
@@ -129,9 +126,7 @@ def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
                                     created_at=a["created_at"],
                                     note_id=note["record_id"] if note else None,
                                     private=bool(note and note["private"]))
-            for req in conn.execute(
-                    "SELECT * FROM story_artifacts WHERE artifact_role='requirement' AND "
-                    "source_ref=? AND story_id=?", (a["source_ref"], a["story_id"])).fetchall():
+            for req in story_rows.requirements_from(conn, a["source_ref"], a["story_id"]):
                 for sid in targets:
                     ledger.add_artifact(conn, sid, "requirement", doc_id=req["doc_id"],
                                         doc_version=req["doc_version"], path=req["path"],
@@ -155,15 +150,9 @@ def _retire(conn: sqlite3.Connection, story_ids_: Sequence[str]) -> set[str]:
         if ledger.commit_links(conn, sid):
             kept.add(sid)
             continue
-        for req in conn.execute(
-                "SELECT * FROM story_artifacts WHERE story_id=? AND artifact_role='requirement' "
-                "AND EXISTS (SELECT 1 FROM story_artifacts o WHERE o.story_id<>? AND "
-                "o.artifact_role='requirement' AND o.doc_id IS story_artifacts.doc_id AND "
-                "o.source_ref IS story_artifacts.source_ref)", (sid, sid)).fetchall():
+        for req in story_rows.shared_requirements(conn, sid):
             ledger.remove_artifact(conn, req)
-        held = conn.execute(
-            "SELECT (SELECT COUNT(*) FROM story_artifacts WHERE story_id=?) + "
-            "(SELECT COUNT(*) FROM story_links WHERE story_id=?)", (sid, sid)).fetchone()[0]
+        held = story_rows.held(conn, sid)
         if held:
             ledger.set_draft(conn, sid)
             kept.add(sid)

@@ -20,6 +20,9 @@ from __future__ import annotations
 import time
 
 from genesis_git.kernel.base import Transaction
+from genesis_git.store import ledger as ledger_rows
+from genesis_git.store import sessions as session_rows
+from genesis_git.store import stories as story_rows
 from genesis_git.stories.ledger import outbox
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
@@ -48,16 +51,11 @@ def immediate(conn: sqlite3.Connection) -> Transaction:
 
 def active_session(conn: sqlite3.Connection, repo: GitRepo) -> sqlite3.Row | None:
     """The active session of this worktree (the hooks use this to stay free of the indexer)."""
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM sessions WHERE worktree=? AND status='active'", (str(repo.root),)
-    ).fetchone()
-    return row
+    return session_rows.active(conn, str(repo.root))
 
 
 def session_row(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM sessions WHERE id=?", (session_id,)).fetchone()
-    return row
+    return session_rows.by_id(conn, session_id)
 
 
 # -- writes --------------------------------------------------------------------
@@ -67,12 +65,7 @@ def ensure_record(conn: sqlite3.Connection, *, story_id: str, project_id: str,
                   by: str | None = None) -> bool:
     """Create the story if it is missing; fill an empty title.  True when it was created."""
     stamp = now()
-    cur = conn.execute(
-        "INSERT OR IGNORE INTO story_records(story_id, project_id, title, status, "
-        "baseline_commit_sha, created_by, updated_by, created_at, updated_at) "
-        "VALUES (?,?,?,?,?,?,?,?,?)",
-        (story_id, project_id, title, status, baseline, by, by, stamp, stamp))
-    if cur.rowcount:
+    if story_rows.add_record(conn, story_id, project_id, title, status, baseline, by, stamp):
         outbox.emit(conn, "story.created", {"title": title, "status": status,
                                             "project_id": project_id,
                                             "baseline_commit_sha": baseline,
@@ -80,20 +73,17 @@ def ensure_record(conn: sqlite3.Connection, *, story_id: str, project_id: str,
                     story_id=story_id, at=stamp)
         return True
     if title:
-        cur = conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
-                           "(title IS NULL OR title='')", (title, story_id))
-        if cur.rowcount:
+        if story_rows.fill_title(conn, story_id, title):
             outbox.emit(conn, "story.title", {"title": title}, story_id=story_id)
     return False
 
 
 def _move_status(conn: sqlite3.Connection, story_id: str, old: str, new: str) -> bool:
     """Status ``old`` becomes ``new`` (with its record); False when the story is not ``old``."""
-    cur = conn.execute("UPDATE story_records SET status=? WHERE story_id=? AND status=?",
-                       (new, story_id, old))
-    if cur.rowcount:
+    moved = story_rows.move_status(conn, story_id, old, new)
+    if moved:
         outbox.emit(conn, "story.status", {"status": new}, story_id=story_id)
-    return bool(cur.rowcount)
+    return bool(moved)
 
 
 def promote(conn: sqlite3.Connection, story_id: str) -> bool:
@@ -107,17 +97,13 @@ def touch(conn: sqlite3.Connection, story_id: str, by: str | None = None) -> Non
     import json
 
     at, who = now(), by
-    row = conn.execute(
-        "SELECT line FROM ledger_records WHERE story_id=? AND private=0 "
-        "ORDER BY json_extract(line, '$.time') DESC, json_extract(line, '$.author_email') DESC, "
-        "id DESC LIMIT 1", (story_id,)).fetchone()
+    row = ledger_rows.last_shared_line(conn, story_id)
     if row is not None:
         rec = json.loads(row[0])
         name, email = rec.get("author_name") or "", rec.get("author_email") or ""
         at = rec.get("time") or at
         who = f"{name} <{email}>" if name and email else (name or email or by)
-    conn.execute("UPDATE story_records SET updated_at=?, updated_by=COALESCE(?, updated_by) "
-                 "WHERE story_id=?", (at, who, story_id))
+    story_rows.set_updated(conn, story_id, at, who)
 
 
 def add_link(conn: sqlite3.Connection, story_id: str, link_type: str, target: str,
@@ -127,16 +113,14 @@ def add_link(conn: sqlite3.Connection, story_id: str, link_type: str, target: st
 
     rid = outbox.new_id() if record else None
     stamp = now()  # the row's time is its record's, as in every other clone's view
-    cur = conn.execute(
-        "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, meta, "
-        "created_at, record_id) VALUES (?,?,?,?,?,?,?)",
-        (story_id, link_type, target, description,
-         json.dumps(meta, ensure_ascii=False) if meta is not None else None, stamp, rid))
-    if cur.rowcount and rid:
+    added = story_rows.add_link(conn, story_id, link_type, target, description,
+                                json.dumps(meta, ensure_ascii=False) if meta is not None
+                                else None, stamp, rid)
+    if added and rid:
         outbox.emit(conn, "link.added", {"link_type": link_type, "target": target,
                                          "description": description, "meta": meta},
                     story_id=story_id, rid=rid, at=stamp)
-    return bool(cur.rowcount)
+    return bool(added)
 
 
 def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
@@ -151,13 +135,10 @@ def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
     rid = outbox.new_id() if record else None
     created_at = created_at or now()
     created_by = created_by or (outbox.author_text(conn) if record else None)
-    cur = conn.execute(
-        "INSERT OR IGNORE INTO story_artifacts(story_id, artifact_role, doc_id, doc_version, "
-        "path, section, chunk_id, change_type, summary, source_ref, created_by, created_at, "
-        "record_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (story_id, role, doc_id, doc_version, path, section, chunk_id, change_type, summary,
-         source_ref, created_by, created_at, rid))
-    if cur.rowcount and rid:
+    added = story_rows.add_artifact(conn, story_id, role, doc_id, doc_version, path,
+                                    section, chunk_id, change_type, summary, source_ref,
+                                    created_by, created_at, rid)
+    if added and rid:
         outbox.emit(conn, "artifact.added", {
             "role": role, "content": summary, "path": path, "section": section,
             "doc_id": doc_id, "doc_version": doc_version, "chunk_id": chunk_id,
@@ -165,7 +146,7 @@ def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
             "source_session": None if source_ref == COMMIT_SOURCE else source_ref,
             "note_id": note_id, "created_at": created_at, "created_by": created_by},
             story_id=story_id, rid=rid, private=private)
-    return bool(cur.rowcount)
+    return bool(added)
 
 
 def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True,
@@ -173,28 +154,23 @@ def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True,
     """Forget a commit: its links and its changed-file artifacts.  Returns rows removed.
     ``record=False`` forgets it in this clone only (the shared ledger keeps the link);
     ``stories`` collects the stories that linked it."""
-    linked = [r[0] for r in conn.execute("SELECT story_id FROM story_links WHERE "
-                                         "link_type='commit' AND target_ref=?", (sha,))]
+    linked = story_rows.linking(conn, sha)
     if stories is not None:
         stories.update(dict.fromkeys(linked))
     if record:
         for story_id in linked:
             outbox.emit(conn, "link.removed", {"link_type": "commit", "target": sha},
                         story_id=story_id)
-    n = conn.execute("DELETE FROM story_links WHERE link_type='commit' AND target_ref=?",
-                     (sha,)).rowcount
-    n += conn.execute("DELETE FROM story_artifacts WHERE doc_id=? AND source_ref=?",
-                      (sha, COMMIT_SOURCE)).rowcount
-    return n
+    n = story_rows.delete_commit_links(conn, sha)
+    return n + story_rows.delete_commit_artifacts(conn, sha, COMMIT_SOURCE)
 
 
 def set_baseline(conn: sqlite3.Connection, story_id: str, sha: str | None) -> bool:
     """Set the story's baseline commit (``story.baseline``); True when it changed."""
-    cur = conn.execute("UPDATE story_records SET baseline_commit_sha=? WHERE story_id=? AND "
-                       "baseline_commit_sha IS NOT ?", (sha, story_id, sha))
-    if cur.rowcount:
+    changed = story_rows.set_baseline(conn, story_id, sha)
+    if changed:
         outbox.emit(conn, "story.baseline", {"baseline_commit_sha": sha}, story_id=story_id)
-    return bool(cur.rowcount)
+    return bool(changed)
 
 
 def set_draft(conn: sqlite3.Connection, story_id: str) -> bool:
@@ -213,8 +189,7 @@ def remove_artifact(conn: sqlite3.Connection, row: sqlite3.Row) -> None:
     payload: dict[str, Any] = {}
     private = False
     if row["record_id"]:
-        found = conn.execute("SELECT line, private FROM ledger_records WHERE id=?",
-                             (row["record_id"],)).fetchone()
+        found = ledger_rows.line(conn, row["record_id"])
         if found is not None:
             added = json.loads(found[0]).get("payload") or {}
             payload = {k: added.get(k) for k in _KEY_FIELDS}
@@ -223,22 +198,20 @@ def remove_artifact(conn: sqlite3.Connection, row: sqlite3.Row) -> None:
         payload = {"role": row["artifact_role"], "doc_id": row["doc_id"], "path": row["path"],
                    "section": row["section"], "change_type": row["change_type"]}
     payload["record_id"] = row["record_id"]
-    conn.execute("DELETE FROM story_artifacts WHERE id=?", (row["id"],))
+    story_rows.delete_artifact(conn, row["id"])
     outbox.emit(conn, "artifact.removed", payload, story_id=row["story_id"], private=private)
 
 
 def remove_story(conn: sqlite3.Connection, story_id: str) -> None:
     """Remove a story that holds nothing any more (``story.removed``)."""
-    conn.execute("DELETE FROM story_records WHERE story_id=?", (story_id,))
+    story_rows.delete_record(conn, story_id)
     outbox.emit(conn, "story.removed", {}, story_id=story_id)
 
 
 # -- reads ---------------------------------------------------------------------
 
 def get_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM story_records WHERE story_id=?", (story_id,)).fetchone()
-    return row
+    return story_rows.record(conn, story_id)
 
 
 def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str]:
@@ -246,7 +219,7 @@ def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str
     numbers first; else the most similar spelling.  Ties in id order."""
     import difflib
 
-    known = [r[0] for r in conn.execute("SELECT story_id FROM story_records")]
+    known = story_rows.story_ids(conn)
     prefix, _, number = story_id.rpartition("-")
     if prefix and number.isdigit():
         near = []
@@ -274,7 +247,7 @@ def require_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row:
     close = closest_ids(conn, story_id)
     if close:
         hint = "closest known: " + ", ".join(close)
-    elif conn.execute("SELECT 1 FROM story_records LIMIT 1").fetchone():
+    elif story_rows.any_story(conn):
         hint = "see `genesis story list`"
     else:
         hint = ("no stories yet: commit with the id in the subject, "
@@ -283,9 +256,7 @@ def require_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row:
 
 
 def commit_links(conn: sqlite3.Connection, story_id: str) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT * FROM story_links WHERE story_id=? AND link_type='commit' ORDER BY id",
-        (story_id,)).fetchall()
+    return story_rows.commit_links(conn, story_id)
 
 
 def record_dict(row: sqlite3.Row) -> dict[str, Any]:
@@ -297,17 +268,8 @@ def record_dict(row: sqlite3.Row) -> dict[str, Any]:
 def list_records(conn: sqlite3.Connection, status: str | None = None) -> list[dict[str, Any]]:
     if status is not None:
         check_status(status)
-    sql = ("SELECT r.*, (SELECT COUNT(*) FROM story_links l WHERE l.story_id=r.story_id "
-           "AND l.link_type='commit') AS commits, (SELECT COUNT(*) FROM story_artifacts a "
-           "WHERE a.story_id=r.story_id AND COALESCE(a.source_ref,'')<>'commit') AS artifacts "
-           "FROM story_records r")
-    args: tuple[str, ...] = ()
-    if status is not None:
-        sql += " WHERE r.status=?"
-        args = (status,)
-    sql += " ORDER BY r.updated_at DESC, r.story_id"
     out = []
-    for row in conn.execute(sql, args):
+    for row in story_rows.records_with_counts(conn, status):
         item = record_dict(row)
         item["commits"] = row["commits"]
         item["artifacts"] = row["artifacts"]
@@ -351,8 +313,7 @@ def set_record(conn: sqlite3.Connection, project_id: str, story_id: str, *,
         created = ensure_record(conn, story_id=story_id, project_id=project_id, title=title,
                                 status=status or "draft", by=by)
         if not created:
-            conn.execute("UPDATE story_records SET status=COALESCE(?, status), "
-                         "title=COALESCE(?, title) WHERE story_id=?", (status, title, story_id))
+            story_rows.set_status_and_title(conn, story_id, status, title)
             if title is not None:
                 outbox.emit(conn, "story.title", {"title": title}, story_id=story_id)
             if status is not None:
@@ -367,16 +328,13 @@ def story_texts(conn: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
     """``(story_id, text, paths)`` for every story: the text is the title, commit subjects and
     artifact summaries; the paths are every path the story's artifacts name."""
     out: list[tuple[str, str, list[str]]] = []
-    records = conn.execute("SELECT story_id, title FROM story_records ORDER BY story_id").fetchall()
-    for rec in records:
+    for rec in story_rows.titles(conn):
         sid = rec["story_id"]
         parts = [rec["title"] or ""]
         for link in commit_links(conn, sid):
             parts.append(link["description"] or "")
         paths: dict[str, None] = {}
-        for art in conn.execute(
-                "SELECT path, summary, source_ref FROM story_artifacts WHERE story_id=? "
-                "ORDER BY id", (sid,)):
+        for art in story_rows.artifact_texts(conn, sid):
             if art["summary"] and art["source_ref"] != COMMIT_SOURCE:
                 parts.append(art["summary"])
             if art["path"]:
@@ -390,15 +348,10 @@ def show_record(conn: sqlite3.Connection, story_id: str) -> dict[str, Any]:
     row = require_record(conn, story_id)
     out = record_dict(row)
     out["commits"] = len(commit_links(conn, story_id))
-    out["files_touched"] = conn.execute(
-        "SELECT COUNT(DISTINCT path) FROM story_artifacts WHERE story_id=? AND source_ref=?",
-        (story_id, COMMIT_SOURCE)).fetchone()[0]
-    counts = dict(conn.execute(
-        "SELECT artifact_role, COUNT(*) FROM story_artifacts WHERE story_id=? AND "
-        "COALESCE(source_ref,'')<>? GROUP BY artifact_role", (story_id, COMMIT_SOURCE)).fetchall())
+    out["files_touched"] = story_rows.files_touched(conn, story_id, COMMIT_SOURCE)
+    counts = story_rows.role_counts(conn, story_id, COMMIT_SOURCE)
     out["artifacts"] = {role: counts[role] for role in ROLE_ORDER if role in counts}
     out["links"] = [{"type": r["link_type"], "target": r["target_ref"],
                      "description": r["description"]}
-                    for r in conn.execute("SELECT * FROM story_links WHERE story_id=? AND "
-                                          "link_type<>'commit' ORDER BY id", (story_id,))]
+                    for r in story_rows.other_links(conn, story_id)]
     return out

@@ -17,6 +17,8 @@ import json
 import os
 import time
 
+from genesis_git.store import ledger as ledger_rows
+
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
     import sqlite3
@@ -128,7 +130,5 @@ def emit(conn: sqlite3.Connection, kind: str, payload: dict[str, Any], *,
     name, email = identity(conn)
     clean = {k: v for k, v in payload.items() if v is not None}
     line = record_line(rid, kind, story_id, session_id, name, email, at or now_iso(), clean)
-    conn.execute("INSERT OR IGNORE INTO ledger_records(id, kind, story_id, session_id, line, "
-                 "private) VALUES (?,?,?,?,?,?)",
-                 (rid, kind, story_id, session_id, line, 1 if private else 0))
+    ledger_rows.add(conn, rid, kind, story_id, session_id, line, 1 if private else 0)
     return rid

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.git.repo import run_git
+from genesis_git.store import stories as story_rows
 from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
 from genesis_git.stories.ledger import view
@@ -340,7 +341,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                         "the records stay here until the next sync")
                     break
         view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
-    total = conn.execute("SELECT COUNT(*) FROM story_records").fetchone()[0]
+    total = story_rows.count(conn)
     return {"remote": remote, "share": share, "pulled": pulled, "pushed": pushed,
             "written": flushed, "stories": sorted(stories), "total_stories": total,
             "notes": notes}

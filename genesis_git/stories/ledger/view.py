@@ -27,6 +27,8 @@ from typing import Any
 
 from genesis_git.kernel.base import Transaction
 from genesis_git.store import kv
+from genesis_git.store import ledger as ledger_rows
+from genesis_git.store import stories as story_rows
 from genesis_git.store.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
 from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
@@ -71,16 +73,6 @@ def signature(common_dir: str | Path) -> str:
 
 # -- records in the store --------------------------------------------------------------
 
-def _known(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
-    found: set[str] = set()
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in conn.execute(
-            f"SELECT id FROM ledger_records WHERE id IN ({marks})", part))
-    return found
-
-
 def store_records(conn: sqlite3.Connection, recs: Sequence[Record],
                   lines: Sequence[str] | None = None) -> list[Record]:
     """Save records read from a ledger ref (``lines``: their text, if at hand); returns
@@ -88,18 +80,11 @@ def store_records(conn: sqlite3.Connection, recs: Sequence[Record],
     the ref are marked written."""
     texts = dict(zip([r.id for r in recs], lines, strict=True)) if lines is not None else {}
     unique = list({r.id: r for r in recs}.values())
-    known = _known(conn, [r.id for r in unique])
+    known = ledger_rows.known(conn, [r.id for r in unique])
     new = [r for r in unique if r.id not in known]
-    conn.executemany(
-        "INSERT OR IGNORE INTO ledger_records(id, kind, story_id, session_id, line, in_ref) "
-        "VALUES (?,?,?,?,?,1)",
-        [(r.id, r.kind, r.story_id, r.session_id, texts.get(r.id) or r.to_json())
-         for r in new])
-    had = [r.id for r in unique if r.id in known]
-    for i in range(0, len(had), 500):
-        part = had[i:i + 500]
-        conn.execute(f"UPDATE ledger_records SET in_ref=1 WHERE in_ref=0 AND id IN "
-                     f"({','.join('?' * len(part))})", part)
+    ledger_rows.add_from_ref(conn, [(r.id, r.kind, r.story_id, r.session_id,
+                                     texts.get(r.id) or r.to_json()) for r in new])
+    ledger_rows.mark_pending_in_ref(conn, [r.id for r in unique if r.id in known])
     return new
 
 
@@ -113,14 +98,10 @@ def _parse(line: str) -> Record | None:
 def story_records(conn: sqlite3.Connection, story_ids: Sequence[str]) -> dict[str, list[Record]]:
     """Every record the store has of these stories, by story."""
     out: dict[str, list[Record]] = {}
-    for i in range(0, len(story_ids), 500):
-        part = list(story_ids[i:i + 500])
-        for sid, line in conn.execute(
-                f"SELECT story_id, line FROM ledger_records WHERE story_id IN "
-                f"({','.join('?' * len(part))})", part):
-            rec = _parse(line)
-            if rec is not None:
-                out.setdefault(sid, []).append(rec)
+    for sid, line in ledger_rows.story_lines(conn, story_ids):
+        rec = _parse(line)
+        if rec is not None:
+            out.setdefault(sid, []).append(rec)
     return out
 
 
@@ -132,17 +113,6 @@ def _removed_links(recs: Sequence[Record]) -> list[tuple[str, str]]:
         if rec.kind in ("link.added", "link.removed"):
             last[(str(rec.payload.get("link_type")), str(rec.payload.get("target")))] = rec
     return [key for key, rec in last.items() if rec.kind == "link.removed"]
-
-
-def _existing(conn: sqlite3.Connection, table: str, column: str,
-              values: Sequence[str]) -> set[str]:
-    found: set[str] = set()
-    for i in range(0, len(values), 500):
-        part = list(values[i:i + 500])
-        found.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT {column} FROM {table} WHERE {column} IN "
-            f"({','.join('?' * len(part))})", part))
-    return found
 
 
 def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *,
@@ -157,17 +127,12 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
     for rec in new:
         if rec.story_id:
             fresh_by_story.setdefault(rec.story_id, []).append(rec)
-    stored_counts: dict[str, int] = {}
-    for i in range(0, len(sids), 500):
-        part = sids[i:i + 500]
-        stored_counts.update(conn.execute(
-            f"SELECT story_id, COUNT(*) FROM ledger_records WHERE story_id IN "
-            f"({','.join('?' * len(part))}) GROUP BY story_id", part).fetchall())
+    stored_counts = ledger_rows.story_counts(conn, sids)
     reread = [sid for sid in sids if stored_counts.get(sid, 0) != len(fresh_by_story.get(sid, []))]
     by_story = {sid: fresh_by_story.get(sid, []) for sid in sids}
     by_story.update(story_records(conn, reread))
-    existing = _existing(conn, "story_records", "story_id", sids)
-    with_artifacts = _existing(conn, "story_artifacts", "story_id", sids)
+    existing = story_rows.existing(conn, sids)
+    with_artifacts = story_rows.with_artifacts(conn, sids)
     new_stories: list[tuple[Any, ...]] = []
     links: list[tuple[Any, ...]] = []
     artifacts: list[tuple[Any, ...]] = []
@@ -177,19 +142,16 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
         state = R.fold(recs).get(sid)
         if state is None:
             if sid in existing and any(r.kind == "story.removed" for r in recs):
-                changed += _remove_story(conn, sid)
+                changed += story_rows.delete_story(conn, sid)
             continue
         if sid not in existing:
             new_stories.append(_story_row(state, project_id))
         else:
             changed += _update_story(conn, state, {r.kind for r in recs})
             for link_type, target in _removed_links(recs):
-                changed += conn.execute("DELETE FROM story_links WHERE story_id=? AND "
-                                        "link_type=? AND target_ref=?",
-                                        (sid, link_type, target)).rowcount
+                changed += story_rows.delete_link(conn, sid, link_type, target)
                 if link_type == "commit":
-                    conn.execute("DELETE FROM story_artifacts WHERE story_id=? AND doc_id=? AND "
-                                 "source_ref='commit'", (sid, target))
+                    story_rows.delete_story_commit_files(conn, sid, target)
         for link in state.links:
             if link["link_type"] not in LINK_TYPES:
                 continue
@@ -213,17 +175,9 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
                               a["chunk_id"], a["change_type"], a["content"], a["source_ref"],
                               a["created_at"], a["created_by"], a["record_id"]))
     before = conn.total_changes
-    conn.executemany(
-        "INSERT OR IGNORE INTO story_records(story_id, project_id, title, status, "
-        "baseline_commit_sha, created_at, updated_at, created_by, updated_by) "
-        "VALUES (?,?,?,?,?,?,?,?,?)", new_stories)
-    conn.executemany(
-        "INSERT OR IGNORE INTO story_links(story_id, link_type, target_ref, description, "
-        "meta, created_at, record_id) VALUES (?,?,?,?,?,?,?)", links)
-    conn.executemany(
-        "INSERT OR IGNORE INTO story_artifacts(story_id, artifact_role, doc_id, "
-        "doc_version, path, section, chunk_id, change_type, summary, source_ref, "
-        "created_at, created_by, record_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", artifacts)
+    story_rows.add_records(conn, new_stories)
+    story_rows.add_links(conn, links)
+    story_rows.add_artifacts(conn, artifacts)
     return changed + conn.total_changes - before
 
 
@@ -241,29 +195,17 @@ def _update_story(conn: sqlite3.Connection, state: R.StoryState, kinds: set[str]
     """The fields of an existing story that its records decide."""
     sid, changed = state.story_id, 0
     if state.removed:  # the fields start again after a story.removed: take all of them
-        changed += conn.execute(
-            "UPDATE story_records SET title=?, status=?, baseline_commit_sha=?, created_at=?, "
-            "created_by=? WHERE story_id=? AND (title, status, baseline_commit_sha, "
-            "created_at, created_by) IS NOT (?,?,?,?,?)",
-            (state.title, _status(state), state.baseline_commit_sha, state.created_at,
-             state.created_by, sid, state.title, _status(state), state.baseline_commit_sha,
-             state.created_at, state.created_by)).rowcount
+        changed += story_rows.reset_record(conn, sid, state.title, _status(state),
+                                           state.baseline_commit_sha, state.created_at,
+                                           state.created_by)
     else:
         if state.title and kinds & {"story.title", "story.created"}:
-            changed += conn.execute("UPDATE story_records SET title=? WHERE story_id=? AND "
-                                    "COALESCE(title,'')<>?", (state.title, sid,
-                                                              state.title)).rowcount
+            changed += story_rows.set_title(conn, sid, state.title)
         if kinds & {"story.status", "story.created"} and state.status in STORY_STATUSES:
-            changed += conn.execute("UPDATE story_records SET status=? WHERE story_id=? "
-                                    "AND status<>?", (state.status, sid, state.status)).rowcount
+            changed += story_rows.set_status(conn, sid, state.status)
         if "story.baseline" in kinds:
-            changed += conn.execute(
-                "UPDATE story_records SET baseline_commit_sha=? WHERE story_id=? AND "
-                "baseline_commit_sha IS NOT ?",
-                (state.baseline_commit_sha, sid, state.baseline_commit_sha)).rowcount
-    conn.execute("UPDATE story_records SET updated_at=?, updated_by=? WHERE story_id=? "
-                 "AND updated_at<?", (state.updated_at, state.updated_by, sid,
-                                      state.updated_at))
+            changed += story_rows.set_baseline(conn, sid, state.baseline_commit_sha)
+    story_rows.advance_updated(conn, sid, state.updated_at, state.updated_by)
     return changed
 
 
@@ -274,32 +216,17 @@ def _reconcile_artifacts(conn: sqlite3.Connection, sid: str, state: R.StoryState
     A row whose record the store does not know (none, or one lost with a damaged store)
     is left alone."""
     keep = {a["record_id"] for a in state.artifacts}
-    rows = conn.execute("SELECT id, record_id FROM story_artifacts WHERE story_id=? AND "
-                        "record_id IS NOT NULL", (sid,)).fetchall()
+    rows = story_rows.recorded_artifacts(conn, sid)
     gone = [r[0] for r in rows if r[1] in known and r[1] not in keep]
-    for i in range(0, len(gone), 500):
-        part = gone[i:i + 500]
-        conn.execute(f"DELETE FROM story_artifacts WHERE id IN ({','.join('?' * len(part))})",
-                     part)
+    story_rows.delete_artifacts(conn, gone)
     return {r[1] for r in rows if r[1] in keep}, len(gone)
-
-
-def _remove_story(conn: sqlite3.Connection, sid: str) -> int:
-    """A story whose records say it was removed and that nothing holds any more."""
-    n = conn.execute("DELETE FROM story_artifacts WHERE story_id=?", (sid,)).rowcount
-    n += conn.execute("DELETE FROM story_links WHERE story_id=?", (sid,)).rowcount
-    return n + conn.execute("DELETE FROM story_records WHERE story_id=?", (sid,)).rowcount
 
 
 # -- moving records between the store and git -------------------------------------------
 
 def pending(conn: sqlite3.Connection) -> list[Record]:
     """The records of this clone that are not in the ledger ref yet (never private ones)."""
-    out = []
-    for (line,) in conn.execute("SELECT line FROM ledger_records WHERE in_ref=0 AND private=0 "
-                                "ORDER BY id"):
-        out.append(Record.from_json(line))
-    return out
+    return [Record.from_json(line) for line in ledger_rows.pending_lines(conn)]
 
 
 def flush(conn: sqlite3.Connection, root: str | Path) -> int:
@@ -316,10 +243,7 @@ def mark_written(conn: sqlite3.Connection, ids: Sequence[str]) -> int:
     if not ids:
         return 0
     with Transaction(conn):
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            conn.execute(f"UPDATE ledger_records SET in_ref=1 WHERE id IN "
-                         f"({','.join('?' * len(part))})", part)
+        ledger_rows.mark_in_ref(conn, ids)
     return len(ids)
 
 
