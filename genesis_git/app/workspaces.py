@@ -65,8 +65,8 @@ class Workspaces:
             del self._open[root]
             held = None
         if held is None:
-            g = Genesis(root, keep_corpus=True)
-            g.context  # noqa: B018 - open now: a broken store or config is this call's error
+            g = Genesis(root, use_rag=None, keep_corpus=True)  # the engine decides, as the CLI
+            g.workspace.caught_up()  # open now: a broken store or config is this call's error
             self._open[root] = (g, stamp)
             while len(self._open) > self.limit:
                 _, (old, _) = self._open.popitem(last=False)
