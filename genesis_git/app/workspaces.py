@@ -83,15 +83,15 @@ class Workspaces:
             g.close()
 
 
-def max_repos() -> int:
-    """``mcp.max_repos`` of the working directory's repository (or the environment)."""
+def max_repos(where: Path) -> int:
+    """``mcp.max_repos`` of the repository around ``where`` (or of the environment)."""
     from genesis_git.config.settings import load_config
     from genesis_git.git.repo import find_repo
 
     try:
-        root = find_repo().root
+        root = find_repo(where).root
     except GenesisError:
-        root = Path.cwd()
+        root = where
     try:
         return max(1, load_config(root).int("mcp.max_repos"))
     except GenesisError:

@@ -304,7 +304,8 @@ def serve() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="genesis mcp: %(levelname)s: %(message)s")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    workspaces = Workspaces(max_repos(), default=Path.cwd())
+    here = Path.cwd()
+    workspaces = Workspaces(max_repos(here), default=here)
     server, _ = build_server(workspaces)
     try:
         server.run("stdio")
