@@ -10,7 +10,6 @@ seed 000's ``GenesisService``) asks it only when told.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -51,6 +50,8 @@ class Impact:
         """The impact result with its warnings, suggestions and (for RAG or ``prompt_only``)
         the prompt: the requirement checked first, the session refreshed (or started, said
         through ``announce``), then the investigation."""
+        from dataclasses import replace
+
         from genesis_git.impact.agent import (
             ImpactAgent,
             ImpactOptions,
