@@ -9,6 +9,7 @@ import pytest
 from pytest_mock import MockerFixture
 
 from genesis_git.app.facade import Genesis
+from genesis_git.impact.agent import ImpactOptions
 
 from helpers import ROOT, git, make_repo
 
@@ -38,16 +39,19 @@ def test_a_kept_corpus_gives_the_same_impacts(shop: Path) -> None:
     with Genesis(shop) as fresh, Genesis(shop, keep_corpus=True) as kept:
         for requirement in REQUIREMENTS * 2:  # the second round reads what the first kept
             for switches in ({}, {"graph": False}, {"history": False, "stories": False}):
-                assert kept.impact(requirement, **switches) == fresh.impact(requirement,
-                                                                            **switches)
-        assert kept._kept is not None
-        held = kept._kept[1]
-        kept.impact(REQUIREMENTS[0])
-        assert kept._kept[1] is held  # nothing changed: the same corpus answered
+                options = ImpactOptions(**switches)
+                assert kept.impact.run(requirement, options).result == \
+                    fresh.impact.run(requirement, options).result
+        assert kept.impact._kept is not None
+        held = kept.impact._kept[1]
+        kept.impact.run(REQUIREMENTS[0])
+        assert kept.impact._kept[1] is held  # nothing changed: the same corpus answered
         (shop / "app" / "coupons.py").write_text("def apply_discount_code(order):\n    pass\n")
-        assert kept.impact("apply_discount_code") == fresh.impact("apply_discount_code")
-        assert kept._kept[1] is not held  # the refresh saw the new file
-        assert kept.impact("apply_discount_code")["files"][0]["path"] == "app/coupons.py"
+        assert kept.impact.run("apply_discount_code").result == \
+            fresh.impact.run("apply_discount_code").result
+        assert kept.impact._kept[1] is not held  # the refresh saw the new file
+        assert kept.impact.run("apply_discount_code").result["files"][0]["path"] == \
+            "app/coupons.py"
 
 
 def test_a_search_overlapped_with_the_refresh_is_the_plain_search(
@@ -61,20 +65,20 @@ def test_a_search_overlapped_with_the_refresh_is_the_plain_search(
     queries = ["discount code", "订单", "OrderService create", "login token"]
     with Genesis(shop) as plain, Genesis(shop, keep_corpus=True) as kept:
         for q in queries * 2:
-            assert to_json(kept.search_query(q)) == to_json(plain.search_query(q))
-        kept.search_query("discount code")  # the rows are kept in memory for this connection
+            assert to_json(kept.search.run(q)) == to_json(plain.search.run(q))
+        kept.search.run("discount code")  # the rows are kept in memory for this connection
         calls = spy.call_count
-        early = kept.search_query("discount code")
+        early = kept.search.run("discount code")
         assert spy.call_count == calls + 1  # warm and unchanged: the early search answered
-        assert to_json(early) == to_json(plain.search_query("discount code"))
-        kept.search_query("discount code")
+        assert to_json(early) == to_json(plain.search.run("discount code"))
+        kept.search.run("discount code")
         (shop / "app" / "coupons.py").write_text("def apply_zebra_voucher(order):\n    pass\n")
         calls = spy.call_count
-        hits = kept.search_query("zebra voucher").hits
+        hits = kept.search.run("zebra voucher").hits
         assert spy.call_count == calls + 2  # the early search was dropped and run again
         assert hits and hits[0].path == "app/coupons.py"
-        assert to_json(kept.search_query("zebra voucher")) == \
-            to_json(plain.search_query("zebra voucher"))
+        assert to_json(kept.search.run("zebra voucher")) == \
+            to_json(plain.search.run("zebra voucher"))
 
 
 def test_a_long_lived_process_keeps_the_rows_of_several_repositories(
@@ -86,13 +90,13 @@ def test_a_long_lived_process_keeps_the_rows_of_several_repositories(
     assemble = mocker.spy(si, "_assemble")
     with Genesis(shop, keep_corpus=True) as a, Genesis(other, keep_corpus=True) as b:
         for _ in range(2):  # the first round starts b's session and saves both bases
-            a.search_query("discount code")
-            b.search_query("zebra voucher")
+            a.search.run("discount code")
+            b.search.run("zebra voucher")
         built = assemble.call_count
         for _ in range(3):
-            assert a.search_query("discount code").hits
-            assert b.search_query("zebra voucher").hits[0].path == "notes/zebra.md"
+            assert a.search.run("discount code").hits
+            assert b.search.run("zebra voucher").hits[0].path == "notes/zebra.md"
         assert assemble.call_count == built  # both stayed in memory
-        conn = b.context.conn
+        conn = b.workspace.caught_up().conn
         assert any(v[0] is conn for v in si._MEMO.values())
     assert not any(v[0] is conn for v in si._MEMO.values())  # closing let them go

@@ -51,40 +51,40 @@ def test_the_facade_answers_what_the_commands_print(repo: Path) -> None:
 
     assert runner.invoke(app, ["hooks", "install"]).exit_code == 0
     with Genesis() as g:
-        assert g.hooks_status()["hooks"][0]["state"] == "installed"
-        report = g.start_session(name="订单", prebuild=False)
+        assert g.hooks.status()["hooks"][0]["state"] == "installed"
+        report = g.sessions.start(name="订单", prebuild=False)
         assert report.started and report.files == 4
-        assert g.active_session()["name"] == "订单"  # type: ignore[index]
-        item = g.note("discount_code 可为空", role="decision", path="db/schema.sql")
+        assert g.sessions.active()["name"] == "订单"  # type: ignore[index]
+        item = g.sessions.note("discount_code 可为空", role="decision", path="db/schema.sql")
         assert item["role"] == "decision" and item["path"] == "db/schema.sql"
     commit_files(repo, "STORY-7: discount code", {"db/schema.sql": "CREATE TABLE orders (\n"
                                                     "  id INTEGER PRIMARY KEY,\n"
                                                     "  discount_code TEXT\n);\n"})
     cli = json.loads(runner.invoke(app, ["story", "show", "STORY-7", "--json"]).stdout)
     with Genesis() as g:
-        assert g.story_show("STORY-7") == cli
-        assert [r["story_id"] for r in g.story_list()] == ["STORY-7"]
-        rec, created = g.story_set("STORY-7", status="review")
+        assert g.stories.show("STORY-7") == cli
+        assert [r["story_id"] for r in g.stories.all()] == ["STORY-7"]
+        rec, created = g.stories.set("STORY-7", status="review")
         assert rec["status"] == "review" and not created
         head = git(repo, "rev-parse", "HEAD").strip()
-        assert g.story_link("STORY-7", "commit", "HEAD")["target"] == head
-        arts = g.artifacts()
+        assert g.stories.link("STORY-7", "commit", "HEAD")["target"] == head
+        arts = g.sessions.notes()
         assert arts["artifacts"][0]["stories"] == ["STORY-7"] and arts["unbound"] == 0
-        assert g.story_rebuild()["stories"] == ["STORY-7"]
-        hits = g.search_query("discount code", k=3, types=("DB",), announce=print)
+        assert g.stories.rebuild()["stories"] == ["STORY-7"]
+        hits = g.search.run("discount code", g.search.options(k=3, types=("DB",)), announce=print)
         assert [h.path for h in hits.hits] == ["db/schema.sql"]
-        sid = g.active_session()["id"]  # type: ignore[index]
-        assert [s["id"] for s in g.sessions()] == [sid]
-        assert g.session_summary(sid)["artifacts"] == 1
-        assert g.refresh_session(prebuild=False).session == sid
-        impact = g.investigate("订单表新增字段 discount_code", k=3)
+        sid = g.sessions.active()["id"]  # type: ignore[index]
+        assert [s["id"] for s in g.sessions.all()] == [sid]
+        assert g.sessions.summary(sid)["artifacts"] == 1
+        assert g.sessions.refresh(prebuild=False).session == sid
+        impact = g.impact.run("订单表新增字段 discount_code", g.impact.options(k=3))
         assert "db/schema.sql" in [f["path"] for f in impact.result["files"]]
         shown = runner.invoke(app, ["impact", "--json", "-k", "3", "订单表新增字段 discount_code"])
         assert json.loads(shown.stdout) == impact.result
-        blobs = g.cache_stats()["blobs"]
-        assert g.cache_gc(dry_run=True)["blobs_removed"] == 1  # schema.sql before the commit
-        assert g.cache_stats()["blobs"] == blobs
-        assert g.end_session() == sid and g.active_session() is None
+        blobs = g.cache.stats()["blobs"]
+        assert g.cache.gc(dry_run=True)["blobs_removed"] == 1  # schema.sql before the commit
+        assert g.cache.stats()["blobs"] == blobs
+        assert g.sessions.end() == sid and g.sessions.active() is None
         assert {f.name for f in g.doctor()} >= {"git", "store"}
-        assert g.uninstall_hooks()["hooks"]
+        assert g.hooks.uninstall()["hooks"]
     assert runner.invoke(app, ["session", "status"]).exit_code == 1

@@ -85,7 +85,7 @@ def in_process_sync(path: Path) -> dict:
     from genesis_git.app.facade import Genesis
 
     with Genesis(path) as gx:
-        return gx.sync(warn=lambda _m: None)
+        return gx.stories.sync(warn=lambda _m: None)
 
 
 def in_process_context(path: Path, story: str = "STORY-12") -> dict:
@@ -94,7 +94,7 @@ def in_process_context(path: Path, story: str = "STORY-12") -> dict:
     with Genesis(path) as gx:
         from genesis_git.stories.context import build_context
 
-        return comparable(build_context(gx.context.conn, story))
+        return comparable(build_context(gx.workspace.caught_up().conn, story))
 
 
 def test_three_clones_concurrent_notes_in_every_sync_order(

@@ -34,7 +34,7 @@ def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
     with Genesis(repo) as g:
         from genesis_git.stories.tables import set_record
 
-        set_record(g.context.conn, "p", "STORY-1", title="一个故事")
+        set_record(g.workspace.caught_up().conn, "p", "STORY-1", title="一个故事")
     return repo, bare
 
 
@@ -193,7 +193,7 @@ def test_sync_helpers_read_the_remote_config(tmp_path: Path) -> None:
         from genesis_git.app.facade import Genesis
 
         with Genesis(repo) as g:
-            g.sync("nope")
+            g.stories.sync("nope")
 
 
 def test_store_json_of_a_record_survives_a_round_trip(tmp_path: Path) -> None:

@@ -261,7 +261,7 @@ def test_a_config_change_reopens_the_repository(shop: Path) -> None:
     assert workspaces.get(str(shop)) is first
     write(shop, ".genesis.toml", "[search]\nk = 2\n")
     second = workspaces.get(None)
-    assert second is not first and second.context.config.int("search.k") == 2
+    assert second is not first and second.workspace.config.int("search.k") == 2
     workspaces.close()
     assert workspaces.roots() == []
 

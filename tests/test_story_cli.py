@@ -222,9 +222,15 @@ def test_context_with_code_without_search(story_repo: dict[str, Any],
     assert "relevant code (0):" in res.output
 
 
-def test_code_search_with_nothing_to_search() -> None:
-    assert story_context.search_code("  ", 3) == (
-        [], ["--with-code skipped: the story has no text to search for"])
+def test_code_search_with_nothing_to_search(repo: Path) -> None:
+    from genesis_git.index.session import open_context
+
+    ctx = open_context(repo)
+    try:
+        assert story_context.search_code(ctx, "  ", 3) == (
+            [], ["--with-code skipped: the story has no text to search for"])
+    finally:
+        ctx.conn.close()
     fence = story_context.render_markdown({
         "story": {"story_id": "S-1", "title": None, "status": "draft",
                   "baseline_commit_sha": None, "updated_at": "now"},

@@ -74,7 +74,7 @@ def test_two_worktrees_commit_concurrently(repo: Path, genesis_env: Path,
     assert errors == []
     # the user's next command applies what the hooks left in the journal, then nothing waits
     with Genesis(repo) as g:
-        g.story_list()
+        g.stories.all()
     assert journal.pending(genesis_env / "genesis.db") == []
 
     shas = {"ONE-1": git(repo, "rev-list", "--reverse", f"{base}..main").split(),

@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from genesis_git.app.workspace import Workspace
 from genesis_git.impact import facts
-from genesis_git.index.session import open_context
 from genesis_git.kernel import locks
 from genesis_git.kernel.base import PASSED_FD
 from genesis_git.providers.embedders import embedder_id, get_embedder
@@ -30,7 +30,7 @@ from genesis_git.store import sessions as session_rows
 def build(root: str, session_id: str, built: Callable[[], None] | None = None) -> bool:
     """Build and save the base of ``session_id`` if it is still the active one; ``built`` is
     called once the base is saved, before the facts of older blobs are prepared."""
-    ctx = open_context(root)
+    ctx = Workspace.open(root).context  # the store only: the journal is the commands' to apply
     row = session_rows.status(ctx.conn, session_id)
     if row is None or row[0] != "active":
         return False

@@ -65,8 +65,8 @@ class Workspaces:
             del self._open[root]
             held = None
         if held is None:
-            g = Genesis(root, keep_corpus=True)
-            g.context  # noqa: B018 - open now: a broken store or config is this call's error
+            g = Genesis(root, use_rag=None, keep_corpus=True)  # the engine decides, as the CLI
+            g.workspace.caught_up()  # open now: a broken store or config is this call's error
             self._open[root] = (g, stamp)
             while len(self._open) > self.limit:
                 _, (old, _) = self._open.popitem(last=False)
@@ -83,15 +83,15 @@ class Workspaces:
             g.close()
 
 
-def max_repos() -> int:
-    """``mcp.max_repos`` of the working directory's repository (or the environment)."""
+def max_repos(where: Path) -> int:
+    """``mcp.max_repos`` of the repository around ``where`` (or of the environment)."""
     from genesis_git.config.settings import load_config
     from genesis_git.git.repo import find_repo
 
     try:
-        root = find_repo().root
+        root = find_repo(where).root
     except GenesisError:
-        root = Path.cwd()
+        root = where
     try:
         return max(1, load_config(root).int("mcp.max_repos"))
     except GenesisError:

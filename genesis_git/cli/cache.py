@@ -18,7 +18,7 @@ def stats(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        s = g.cache_stats()
+        s = g.cache.stats()
     if json_out:
         emit_json(s)
         return
@@ -44,7 +44,7 @@ def gc(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        r = g.cache_gc(dry_run=dry_run)
+        r = g.cache.gc(dry_run=dry_run)
     if json_out:
         emit_json(r)
         return

@@ -24,7 +24,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.
 def _lib() -> Library:
     from genesis_git.app.facade import Genesis
 
-    return Genesis().library
+    return Genesis().design.library
 
 
 def _render_ingest(report: IngestReport, json_out: bool) -> None:
@@ -116,7 +116,7 @@ def search(
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty, warn
     from genesis_git.design.search import render_markdown, render_text
 
-    result = Genesis().design_search(" ".join(query), top)
+    result = Genesis().design.search(" ".join(query), top, strict=False)
     for w in result["warnings"]:
         warn(w)
     if json_out:
@@ -183,7 +183,7 @@ def brief(
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, note, warn
 
-    result = Genesis().design_brief(task, out=out, request=request)
+    result = Genesis().design.brief(task, out=out, request=request)
     for w in result["warnings"]:
         warn(w)
     if json_out:

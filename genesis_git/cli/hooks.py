@@ -27,7 +27,7 @@ def install(
     remote also gets the fetch refspec of the story ledger (refs/genesis/*).
     """
     from genesis_git.cli.output import echo, emit_json
-    result = Genesis().install_hooks(follow_hooks_path=hooks_path)
+    result = Genesis().hooks.install(follow_hooks_path=hooks_path)
     if json_out:
         emit_json(result)
         return
@@ -43,7 +43,7 @@ def install(
 def uninstall(json_out: JsonOpt = False) -> None:
     """Remove genesis's hooks and put back any hook they had set aside."""
     from genesis_git.cli.output import echo, emit_json
-    result = Genesis().uninstall_hooks()
+    result = Genesis().hooks.uninstall()
     if json_out:
         emit_json(result)
         return
@@ -57,7 +57,7 @@ def uninstall(json_out: JsonOpt = False) -> None:
 def status(json_out: JsonOpt = False) -> None:
     """Show each hook as installed, chained (a previous hook runs first), foreign or missing."""
     from genesis_git.cli.output import echo, emit_json
-    st = Genesis().hooks_status()
+    st = Genesis().hooks.status()
     if json_out:
         emit_json(st)
         return

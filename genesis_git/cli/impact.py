@@ -103,10 +103,11 @@ def impact(
         raise UsageError("--json and --markdown cannot be used together")
     if k < 1:
         raise UsageError(f"-k must be at least 1 (got {k})")
-    with Genesis() as g:
-        report = g.investigate(requirement, use_rag=rag, engine=engine, k=k, graph=not no_graph,
-                               history=not no_history, stories=not no_stories,
-                               prompt_only=prompt, refresh=not no_refresh, announce=note)
+    with Genesis(use_rag=None) as g:  # --rag/--no-rag not given: the configured engine decides
+        options = g.impact.options(k=k, graph=not no_graph, history=not no_history,
+                                   stories=not no_stories)
+        report = g.impact.run(requirement, options, use_rag=rag, engine=engine,
+                              prompt_only=prompt, refresh=not no_refresh, announce=note)
     if prompt:
         assert report.prompt is not None
         typer.echo(report.prompt, nl=False)

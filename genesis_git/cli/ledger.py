@@ -27,7 +27,7 @@ def mirror(
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, warn
 
-    res = Genesis().mirror(url)
+    res = Genesis().mirror.push(url)
     if res["project_source"].startswith("folder"):
         warn(f"no origin remote: this repository is project {res['project']!r} in the mirror "
              "(set ledger.project_id to name it)")

@@ -36,7 +36,7 @@ def _store_files() -> tuple[Path, Path] | None:
         from genesis_git.app.facade import Genesis
 
         g = Genesis()
-        return g.store_path, g.log_path
+        return g.workspace.store_path, g.workspace.log_path
     except Exception:
         return None
 

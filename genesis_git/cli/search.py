@@ -52,10 +52,10 @@ def search_cmd(
     from genesis_git.cli.output import emit_json, note, warn
 
     with Genesis() as g:
-        result = g.search_query(query, k=k, mode=mode, types=tuple(types or ()),
-                                paths=tuple(paths or ()), component=component, owner=owner,
-                                max_staleness=max_staleness, files=files,
-                                refresh=not no_refresh, announce=note)
+        options = g.search.options(k=k, mode=mode, types=tuple(types or ()),
+                                   paths=tuple(paths or ()), component=component, owner=owner,
+                                   max_staleness=max_staleness, files=files)
+        result = g.search.run(query, options, refresh=not no_refresh, announce=note)
     for w in result.warnings:
         (note if w.startswith("no results") else warn)(w)
     if json_out:

@@ -67,7 +67,7 @@ def start(
     with Genesis() as g:
         bar, update = _progress_runner()
         try:
-            report = g.start_session(name=name, doc=doc, new=new, progress=update).as_dict()
+            report = g.sessions.start(name=name, doc=doc, new=new, progress=update).as_dict()
         finally:
             if bar is not None:
                 bar.stop()
@@ -83,7 +83,7 @@ def refresh(json_out: JsonOpt = False) -> None:
     from genesis_git.cli.output import emit_json
 
     with Genesis() as g:
-        report = g.refresh_session().as_dict()
+        report = g.sessions.refresh().as_dict()
     if json_out:
         emit_json(report)
     else:
@@ -113,7 +113,7 @@ def status(json_out: JsonOpt = False) -> None:
     from genesis_git.kernel.errors import ExitCode
 
     with Genesis() as g:
-        s = g.active_session()
+        s = g.sessions.active()
     if s is None:
         if json_out:
             emit_json({"active": None})
@@ -135,7 +135,7 @@ def list_(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        rows = g.sessions(all_worktrees=all_worktrees)
+        rows = g.sessions.all(all_worktrees=all_worktrees)
     if json_out:
         emit_json({"sessions": rows})
         return
@@ -155,7 +155,7 @@ def show(
     from genesis_git.cli.output import emit_json
 
     with Genesis() as g:
-        s = g.session_summary(session_id)
+        s = g.sessions.summary(session_id)
     if json_out:
         emit_json(s)
     else:
@@ -172,8 +172,8 @@ def end(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        sid = g.end_session(session_id)
-        pending = g.pending_notes(sid)
+        sid = g.sessions.end(session_id)
+        pending = g.sessions.pending_notes(sid)
     if json_out:
         emit_json({"ended": sid, "pending_notes": pending})
         return

@@ -28,7 +28,7 @@ def note(
     from genesis_git.cli.output import note as say
 
     with Genesis() as g:
-        item = g.note(text, role=role, path=path, section=section, private=private,
+        item = g.sessions.note(text, role=role, path=path, section=section, private=private,
                       announce=say)
     if json_out:
         emit_json(item)
@@ -50,7 +50,7 @@ def artifacts(
     """
     from genesis_git.cli.output import echo, emit_json
     with Genesis() as g:
-        res = g.artifacts(session)
+        res = g.sessions.notes(session)
     if json_out:
         emit_json(res)
         return
@@ -79,7 +79,7 @@ def retract(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        item = g.retract(note_id)
+        item = g.sessions.retract(note_id)
     if json_out:
         emit_json(item)
         return

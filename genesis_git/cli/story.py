@@ -38,7 +38,7 @@ def list_(
         _org_list(status, project, json_out)
         return
     with Genesis() as g:
-        rows = g.story_list(status)
+        rows = g.stories.all(status)
     if json_out:
         emit_json({"stories": rows})
         return
@@ -67,7 +67,7 @@ def _org_list(status: str | None, project: str | None, json_out: bool) -> None:
     from genesis_git.cli.output import echo, emit_json, note, stdout_is_tty
     from genesis_git.mirror.org import render_list
 
-    res = Genesis().org_stories(status=status, project=project)
+    res = Genesis().mirror.stories(status=status, project=project)
     if json_out:
         emit_json(res)
         return
@@ -99,7 +99,7 @@ def show(story_id: StoryArg, json_out: JsonOpt = False) -> None:
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        rec = g.story_show(story_id)
+        rec = g.stories.show(story_id)
     if json_out:
         emit_json(rec)
         return
@@ -128,7 +128,7 @@ def set_(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        rec, created = g.story_set(story_id, status=status, title=title)
+        rec, created = g.stories.set(story_id, status=status, title=title)
     if json_out:
         emit_json({"created": created, "story": rec})
         return
@@ -151,7 +151,7 @@ def link(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        res = g.story_link(story_id, link_type, target, description)
+        res = g.stories.link(story_id, link_type, target, description)
     if json_out:
         emit_json(res)
         return
@@ -184,7 +184,7 @@ def context(
         _org_context(story_id, json_out, markdown)
         return
     with Genesis() as g:
-        ctx = g.story(story_id, with_code=with_code)
+        ctx = g.stories.context(story_id, with_code=with_code)
     if json_out:
         emit_json(ctx)
         return
@@ -200,7 +200,7 @@ def _org_context(story_id: str, json_out: bool, markdown: bool) -> None:
     from genesis_git.cli.output import echo, emit_json
     from genesis_git.mirror import org
 
-    ctx = Genesis().org_story(story_id)
+    ctx = Genesis().mirror.story(story_id)
     if json_out:
         emit_json(ctx)
     elif markdown:
@@ -220,7 +220,7 @@ def bind(
     """Bind pending notes (and the session's --doc) to a story by hand."""
     from genesis_git.cli.output import echo, emit_json
     with Genesis() as g:
-        res = g.story_bind(story_id, session)
+        res = g.stories.bind(story_id, session)
     if json_out:
         emit_json(res)
         return
@@ -245,7 +245,7 @@ def rebuild(
     from genesis_git.cli.output import echo, emit_json
 
     with Genesis() as g:
-        res = g.story_rebuild(prune=prune, from_scratch=from_scratch)
+        res = g.stories.rebuild(prune=prune, from_scratch=from_scratch)
     if json_out:
         emit_json(res)
         return

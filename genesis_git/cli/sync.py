@@ -29,8 +29,8 @@ def sync(
 
     warnings: list[str] = []
     with Genesis() as g:
-        result = g.sync(remote, warn=warnings.append)
-        result["mirror"], mirror_failed = g.mirror_after_sync()
+        result = g.stories.sync(remote, warn=warnings.append)
+        result["mirror"], mirror_failed = g.mirror.after_sync()
     result["warnings"] = warnings
     if json_out:
         emit_json(result)

@@ -118,7 +118,7 @@ def in_repo(g: Genesis, path: str | None) -> str | None:
     """A path an agent gives, taken relative to the repository's root (not the server's cwd)."""
     if path is None or Path(path).is_absolute():
         return path
-    return str(g.repo.root / path)
+    return str(g.workspace.repo.root / path)
 
 
 def _error(message: str) -> CallToolResult:
@@ -162,9 +162,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             from genesis_git.search.shapes import to_json
 
-            result = g.search_query(query, k=k, mode=mode, types=tuple(type or ()),
-                                    paths=tuple(path or ()), component=component, owner=owner,
-                                    max_staleness=max_staleness, files=files)
+            options = g.search.options(k=k, mode=mode, types=tuple(type or ()),
+                                       paths=tuple(path or ()), component=component,
+                                       owner=owner, max_staleness=max_staleness, files=files)
+            result = g.search.run(query, options)
             data = to_json(result, files)
             return data, render_search(data)
         return tools.run(repo, work)
@@ -185,8 +186,8 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Rank the files, symbols and fields a requirement affects, with evidence lines and
         the reasons of each score. Same JSON as `genesis impact --json`."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            report = g.investigate(requirement, k=k, history=history, graph=graph,
-                                   stories=stories)
+            options = g.impact.options(k=k, history=history, graph=graph, stories=stories)
+            report = g.impact.run(requirement, options)
             return report.result, render_impact(report.result, report.warnings,
                                                 report.suggestions)
         return tools.run(repo, work)
@@ -203,7 +204,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             from genesis_git.stories.context import render_text
 
-            data = g.story(story_id, with_code=with_code)
+            data = g.stories.context(story_id, with_code=with_code)
             return data, "\n".join([*data.get("notes", []), render_text(data)])
         return tools.run(repo, work)
 
@@ -216,7 +217,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
     ) -> CallToolResult:
         """The stories of the ledger, most recently updated first (`genesis story list --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            data = {"stories": g.story_list(status)}
+            data = {"stories": g.stories.all(status)}
             return data, render_stories(data)
         return tools.run(repo, work)
 
@@ -225,7 +226,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """The worktree's active session: files, chunks, document, notes not yet bound
         (`genesis session status --json`; active is null without one)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            data = {"active": g.active_session()}
+            data = {"active": g.sessions.active()}
             return data, render_session(data["active"])
         return tools.run(repo, work)
 
@@ -240,7 +241,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Start (or resume) the worktree's session and index the working tree
         (`genesis session start --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            data = g.start_session(doc=in_repo(g, doc), name=name).as_dict()
+            data = g.sessions.start(doc=in_repo(g, doc), name=name).as_dict()
             return data, render_report(data)
         return tools.run(repo, work)
 
@@ -258,7 +259,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Record a note, decision or risk in the session; the next commit whose message names
         a story binds it (`genesis session note --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            item = g.note(text, role=role, path=in_repo(g, path), section=section)
+            item = g.sessions.note(text, role=role, path=in_repo(g, path), section=section)
             where = f" ({item['path']})" if item["path"] else ""
             return item, (f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
                           "a commit with a story id binds it")
@@ -277,7 +278,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             from genesis_git.design.search import render_text
 
-            data = g.design_search(query, top)
+            data = g.design.search(query, top, strict=False)
             return data, "\n".join(with_warnings([render_text(data).rstrip("\n")], data["warnings"]))
         return tools.run(repo, work)
 
@@ -290,7 +291,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Pick 3-5 reference cards for a task, write them to tasks/design-brief.md and append
         an inspiration record to the outbox (`genesis design brief --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            data = g.design_brief(query)
+            data = g.design.brief(query)
             text = data["text"].rstrip("\n") + f"\n(brief written to {data['out']})"
             return data, "\n".join(with_warnings([text], data["warnings"]))
         return tools.run(repo, work)
@@ -303,7 +304,8 @@ def serve() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="genesis mcp: %(levelname)s: %(message)s")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    workspaces = Workspaces(max_repos(), default=Path.cwd())
+    here = Path.cwd()
+    workspaces = Workspaces(max_repos(here), default=here)
     server, _ = build_server(workspaces)
     try:
         server.run("stdio")

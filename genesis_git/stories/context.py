@@ -12,13 +12,17 @@ import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
 from genesis_git.store import stories as story_rows
 from genesis_git.stories import tables as ledger
 from genesis_git.text.quoting import quote_path
 
+if TYPE_CHECKING:
+    from genesis_git.index.session import Context
+
+# (story text, k) -> (hits, notes): the code search of the repository the story belongs to
 CodeSearch = Callable[[str, int], tuple[list[dict[str, Any]], list[str]]]
 
 
@@ -115,7 +119,11 @@ def run_ok(repo: Repo, *args: str) -> bool:
 def build_context(conn: sqlite3.Connection, story_id: str, *, with_code: int = 0,
                   code_search: CodeSearch | None = None,
                   repo: Repo | None = None) -> dict[str, Any]:
-    """The story's context; with ``repo``, each commit says whether it is still reachable."""
+    """The story's context; with ``repo``, each commit says whether it is still reachable.
+
+    ``with_code`` adds the most relevant chunks that ``code_search`` finds for the story's
+    text: the search of the story's own repository (see :func:`search_code`), never the
+    working directory's."""
     row = ledger.require_record(conn, story_id)
     commits = _commits(conn, story_id)
     if repo is not None:
@@ -131,29 +139,28 @@ def build_context(conn: sqlite3.Connection, story_id: str, *, with_code: int = 0
         "notes": [],
     }
     if with_code > 0:
-        search = code_search or search_code
-        hits, notes = search(story_query(ctx), with_code)
+        if code_search is None:
+            raise ValueError("with_code needs code_search, the code search of the story's "
+                             "repository")
+        hits, notes = code_search(story_query(ctx), with_code)
         ctx["code"] = hits
         ctx["notes"].extend(notes)
     return ctx
 
 
-def search_code(query: str, k: int) -> tuple[list[dict[str, Any]], list[str]]:
-    """The ``k`` most relevant chunks of the current index (needs the search module)."""
+def search_code(sctx: Context, query: str, k: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """The ``k`` most relevant chunks of the index of ``sctx``'s repository (its session
+    refreshed, or started, first; needs the search module)."""
     try:
-        from genesis_git.index.session import ensure_session, open_context
+        from genesis_git.index.session import ensure_session
         from genesis_git.search import SearchOptions, search
     except ImportError:
         return [], ["--with-code skipped: code search is not available in this installation"]
     if not query.strip():
         return [], ["--with-code skipped: the story has no text to search for"]
     notes: list[str] = []
-    sctx = open_context()
-    try:
-        session_id = ensure_session(sctx, refresh=True, announce=notes.append)
-        result = search(sctx, session_id, query, SearchOptions(k=k))
-    finally:
-        sctx.conn.close()
+    session_id = ensure_session(sctx, refresh=True, announce=notes.append)
+    result = search(sctx, session_id, query, SearchOptions(k=k))
     notes.extend(result.warnings)
     hits = [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line,
              "section": h.section, "symbol": h.symbol, "score": round(float(h.score), 4),
