@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,30 +40,17 @@ def _store_files() -> tuple[Path, Path] | None:
         return None
 
 
-LOG_ROTATE_BYTES = 1 << 20  # genesis.log moves to genesis.log.1 past this
-
-
 def _log_files() -> list[Path]:
     """Where an internal error's traceback goes: the store's folder, else the user cache."""
-    logs = []
+    from genesis_git.kernel.gate import user_cache_log
+
     files = _store_files()
-    if files is not None:
-        logs.append(files[1])
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    logs.append(Path(cache) / "genesis" / "genesis.log")
-    return logs
+    return [*([files[1]] if files is not None else []), Path(user_cache_log())]
 
 
-def log_traceback() -> Path | None:
-    """Append the current traceback to ``genesis.log``; the file written (``None``: none)."""
-    from datetime import datetime, timezone
-
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    entry = f"--- {stamp} genesis {__version__}: {' '.join(sys.argv)}\n{traceback.format_exc()}"
-    from genesis_git.kernel.base import append_log
-
-    written = append_log(_log_files(), entry, rotate_at=LOG_ROTATE_BYTES)
-    return Path(written) if written is not None else None
+def _store() -> Path | None:
+    files = _store_files()
+    return files[0] if files is not None else None
 
 
 def _silence_stdout() -> None:
@@ -98,15 +84,21 @@ def _dash_hint(exc: Any, args: list[str]) -> None:
                    f"{ctx.command_path} -- {shown})")
 
 
-def _fail(exc: GenesisError) -> typer.Exit:
-    if debug_enabled():
-        traceback.print_exc()
-    sys.stderr.write(f"genesis: error: {exc}\n")
-    return typer.Exit(int(exc.exit_code))
+def _fail(exc: BaseException) -> typer.Exit:
+    """The one error gate (:mod:`genesis_git.kernel.gate`): one line, the exit code."""
+    from genesis_git.kernel.gate import handle, log_to
+
+    failure = handle(exc, record=log_to(_log_files, sys.argv), store=_store,
+                     debug=debug_enabled())
+    kind = "internal error" if failure.internal else "error"
+    sys.stderr.write(f"genesis: {kind}: {failure.message}\n")
+    return typer.Exit(failure.code)
 
 
 class GenesisGroup(TyperGroup):
-    """The one error boundary: every failure becomes one line on stderr and an :class:`ExitCode`.
+    """The error boundary of the command line: every failure becomes one line on stderr and
+    an :class:`ExitCode`, through the gate that the hooks and the MCP server share
+    (:mod:`genesis_git.kernel.gate`).
 
     * usage errors (an unknown option, a missing argument, a bad value) are click's
       to report: usage, the error, exit 2;
@@ -135,21 +127,7 @@ class GenesisGroup(TyperGroup):
             if _is_click_error(exc):
                 _dash_hint(exc, args)
                 raise
-            from genesis_git.kernel.errors import store_error
-
-            user = store_error(exc)
-            if user is not None:
-                files = _store_files()
-                if files is not None:
-                    user = store_error(exc, files[0]) or user
-                raise _fail(user) from None
-            where = log_traceback()
-            if debug_enabled():
-                traceback.print_exc()
-            tail = (f"the traceback is in {where}" if where is not None
-                    else "run with --debug for the traceback")
-            sys.stderr.write(f"genesis: internal error: {type(exc).__name__}: {exc} ({tail})\n")
-            raise typer.Exit(int(ExitCode.INTERNAL)) from None
+            raise _fail(exc) from None
 
 
 def _new_app() -> typer.Typer:
