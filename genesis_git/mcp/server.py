@@ -16,16 +16,14 @@ Calls run one at a time.  A bad argument, a path outside a repository or an
 unknown story is a tool error of one line; the server carries on.  Nothing
 but protocol messages goes to stdout (the SDK points file descriptor 1 at
 stderr while it serves, so a child process cannot write into the protocol
-either); logs go to stderr.
+either); warnings and the tracebacks of bugs go to the store's ``genesis.log``, as the
+command line's do (:mod:`genesis_git.kernel.gate`).
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import sys
 import threading
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -36,7 +34,6 @@ from pydantic import Field
 
 from genesis_git import __version__
 from genesis_git.app.workspaces import Workspaces, max_repos
-from genesis_git.kernel.errors import GenesisError
 from genesis_git.mcp.render import (
     one_line,
     render_impact,
@@ -49,8 +46,6 @@ from genesis_git.mcp.render import (
 
 if TYPE_CHECKING:
     from genesis_git.app.facade import Genesis
-
-log = logging.getLogger("genesis.mcp")
 
 INSTRUCTIONS = """\
 genesis indexes a git working tree (uncommitted edits included) and answers
@@ -98,20 +93,28 @@ class GenesisTools:
             ) -> CallToolResult:
         with self._lock:
             self.calls += 1
+            g: Genesis | None = None
             try:
-                data, text = work(self.workspaces.get(repo))
-            except GenesisError as exc:
-                return _error(str(exc))
+                g = self.workspaces.get(repo)
+                data, text = work(g)
             except Exception as exc:  # a bug must not take the server down
-                from genesis_git.kernel.errors import store_error
-
-                user = store_error(exc)  # a locked, corrupt or read-only store
-                if user is not None:
-                    return _error(str(user))
-                log.error("%s", traceback.format_exc())
-                return _error(f"internal error: {type(exc).__name__}: {exc}")
+                return _error(_failure(exc, g, work))
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=data)
+
+
+def _failure(exc: Exception, g: Genesis | None, work: Callable[..., Any]) -> str:
+    """The server's side of the one error gate (:mod:`genesis_git.kernel.gate`): the tool
+    error's one line; a bug's traceback goes to the repository's log (else the user cache's),
+    never to stderr."""
+    from genesis_git.kernel.gate import handle, log_to, user_cache_log
+
+    def logs() -> list[str | os.PathLike[str]]:
+        return [*([g.log_path] if g is not None else []), user_cache_log()]
+
+    tool = work.__qualname__.split(".<locals>.")[-2:-1] or ["?"]
+    failure = handle(exc, record=log_to(logs, ["genesis", "mcp", *tool]))
+    return f"internal error: {failure.message}" if failure.internal else failure.message
 
 
 def in_repo(g: Genesis, path: str | None) -> str | None:
@@ -299,9 +302,11 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
 
 
 def serve() -> None:
-    """Serve on stdin/stdout until stdin closes."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                        format="genesis mcp: %(levelname)s: %(message)s")
+    """Serve on stdin/stdout until stdin closes; warnings and tracebacks go to the log of the
+    repository the server starts in (else the user cache's), never to stderr."""
+    from genesis_git.kernel.gate import log_to_file
+
+    log_to_file(_log_file())
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     workspaces = Workspaces(max_repos(), default=Path.cwd())
     server, _ = build_server(workspaces)
@@ -309,3 +314,15 @@ def serve() -> None:
         server.run("stdio")
     finally:
         workspaces.close()
+
+
+def _log_file() -> str | os.PathLike[str]:
+    """``genesis.log`` in the store's folder of the server's repository, else the user cache."""
+    from genesis_git.kernel.gate import user_cache_log
+
+    try:
+        from genesis_git.app.facade import Genesis
+
+        return Genesis().log_path
+    except Exception:
+        return user_cache_log()
