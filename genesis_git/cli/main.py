@@ -42,7 +42,7 @@ def _store_files() -> tuple[Path, Path] | None:
 
 def _log_files() -> list[Path]:
     """Where an internal error's traceback goes: the store's folder, else the user cache."""
-    from genesis_git.kernel.gate import user_cache_log
+    from genesis_git.kernel.log import user_cache_log
 
     files = _store_files()
     return [*([files[1]] if files is not None else []), Path(user_cache_log())]
@@ -84,12 +84,21 @@ def _dash_hint(exc: Any, args: list[str]) -> None:
                    f"{ctx.command_path} -- {shown})")
 
 
-def _fail(exc: BaseException) -> typer.Exit:
-    """The one error gate (:mod:`genesis_git.kernel.gate`): one line, the exit code."""
-    from genesis_git.kernel.gate import handle, log_to
+def _record(line: str, detail: str) -> object:
+    """Append a bug's traceback, with the versions and the command, to ``genesis.log``."""
+    from genesis_git.kernel.base import append_log
+    from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry
 
-    failure = handle(exc, record=log_to(_log_files, sys.argv), store=_store,
-                     debug=debug_enabled())
+    return append_log(_log_files(), log_entry(sys.argv, None, detail, __version__),
+                      rotate_at=LOG_ROTATE_BYTES)
+
+
+def _fail(exc: BaseException) -> typer.Exit:
+    """The one error gate (:func:`genesis_git.kernel.errors.handle`): one line, the exit
+    code."""
+    from genesis_git.kernel.errors import handle
+
+    failure = handle(exc, record=_record, store=_store, debug=debug_enabled())
     kind = "internal error" if failure.internal else "error"
     sys.stderr.write(f"genesis: {kind}: {failure.message}\n")
     return typer.Exit(failure.code)
@@ -98,7 +107,7 @@ def _fail(exc: BaseException) -> typer.Exit:
 class GenesisGroup(TyperGroup):
     """The error boundary of the command line: every failure becomes one line on stderr and
     an :class:`ExitCode`, through the gate that the hooks and the MCP server share
-    (:mod:`genesis_git.kernel.gate`).
+    (:func:`genesis_git.kernel.errors.handle`).
 
     * usage errors (an unknown option, a missing argument, a bad value) are click's
       to report: usage, the error, exit 2;

@@ -284,13 +284,13 @@ HOOKS: dict[str, HookFn] = {
 
 
 def _report(repo: HookRepo | None, hook: str, exc: BaseException) -> None:
-    """The hooks' side of the one error gate (:mod:`genesis_git.kernel.gate`): every failure
+    """The hooks' side of the one error gate (:func:`genesis_git.kernel.errors.handle`): every failure
     goes to the hook log (``genesis story rebuild`` recovers what it missed), one warning
     line goes to stderr, and the commit is kept."""
-    from genesis_git.kernel.gate import handle, summary
+    from genesis_git.kernel.errors import handle, summary
     from genesis_git.stories import hooklog
 
-    def record(line: str, detail: str) -> os.PathLike[str] | None:
+    def record(line: str, detail: str) -> object:
         return hooklog.record(repo.to_repo() if repo else None, hook, line, detail)
 
     failure = handle(exc, record=record, log_expected=True)

@@ -17,7 +17,7 @@ unknown story is a tool error of one line; the server carries on.  Nothing
 but protocol messages goes to stdout (the SDK points file descriptor 1 at
 stderr while it serves, so a child process cannot write into the protocol
 either); warnings and the tracebacks of bugs go to the store's ``genesis.log``, as the
-command line's do (:mod:`genesis_git.kernel.gate`).
+command line's do (:func:`genesis_git.kernel.errors.handle`).
 """
 
 from __future__ import annotations
@@ -34,15 +34,7 @@ from pydantic import Field
 
 from genesis_git import __version__
 from genesis_git.app.workspaces import Workspaces, max_repos
-from genesis_git.mcp.render import (
-    one_line,
-    render_impact,
-    render_report,
-    render_search,
-    render_session,
-    render_stories,
-    with_warnings,
-)
+from genesis_git.render.lines import one_line, with_warnings
 
 if TYPE_CHECKING:
     from genesis_git.app.facade import Genesis
@@ -104,16 +96,22 @@ class GenesisTools:
 
 
 def _failure(exc: Exception, g: Genesis | None, work: Callable[..., Any]) -> str:
-    """The server's side of the one error gate (:mod:`genesis_git.kernel.gate`): the tool
-    error's one line; a bug's traceback goes to the repository's log (else the user cache's),
-    never to stderr."""
-    from genesis_git.kernel.gate import handle, log_to, user_cache_log
-
-    def logs() -> list[str | os.PathLike[str]]:
-        return [*([g.log_path] if g is not None else []), user_cache_log()]
+    """The server's side of the one error gate (:func:`genesis_git.kernel.errors.handle`):
+    the tool error's one line; a bug's traceback goes to the repository's log (else the user
+    cache's), never to stderr."""
+    from genesis_git.kernel.base import append_log
+    from genesis_git.kernel.errors import handle
+    from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry, user_cache_log
 
     tool = work.__qualname__.split(".<locals>.")[-2:-1] or ["?"]
-    failure = handle(exc, record=log_to(logs, ["genesis", "mcp", *tool]))
+
+    def record(line: str, detail: str) -> object:
+        logs: list[str | os.PathLike[str]] = [*([g.log_path] if g is not None else []),
+                                              user_cache_log()]
+        entry = log_entry(["genesis", "mcp", *tool], None, detail, __version__)
+        return append_log(logs, entry, rotate_at=LOG_ROTATE_BYTES)
+
+    failure = handle(exc, record=record)
     return f"internal error: {failure.message}" if failure.internal else failure.message
 
 
@@ -163,13 +161,13 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Search the working tree as it is now (BM25 over identifiers, Chinese bigrams,
         synonyms and paths, fused with vectors). Same JSON as `genesis search --json`."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.search.shapes import to_json
+            from genesis_git.render.search import summary, to_json
 
             result = g.search_query(query, k=k, mode=mode, types=tuple(type or ()),
                                     paths=tuple(path or ()), component=component, owner=owner,
                                     max_staleness=max_staleness, files=files)
             data = to_json(result, files)
-            return data, render_search(data)
+            return data, summary(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -190,8 +188,9 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             report = g.investigate(requirement, k=k, history=history, graph=graph,
                                    stories=stories)
-            return report.result, render_impact(report.result, report.warnings,
-                                                report.suggestions)
+            from genesis_git.render.impact import summary
+
+            return report.result, summary(report.result, report.warnings, report.suggestions)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -204,10 +203,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Everything a story holds: its record, commits, net changed files, notes and
         decisions, links. Same JSON as `genesis story context --json`."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.stories.context import render_text
+            from genesis_git.render.stories import context_text
 
             data = g.story(story_id, with_code=with_code)
-            return data, "\n".join([*data.get("notes", []), render_text(data)])
+            return data, "\n".join([*data.get("notes", []), context_text(data)])
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -219,8 +218,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
     ) -> CallToolResult:
         """The stories of the ledger, most recently updated first (`genesis story list --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.stories import list_short
+
             data = {"stories": g.story_list(status)}
-            return data, render_stories(data)
+            return data, list_short(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -228,8 +229,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """The worktree's active session: files, chunks, document, notes not yet bound
         (`genesis session status --json`; active is null without one)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.sessions import status_short
+
             data = {"active": g.active_session()}
-            return data, render_session(data["active"])
+            return data, status_short(data["active"])
         return tools.run(repo, work)
 
     @server.tool(annotations=writes)
@@ -243,8 +246,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Start (or resume) the worktree's session and index the working tree
         (`genesis session start --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.sessions import report_short
+
             data = g.start_session(doc=in_repo(g, doc), name=name).as_dict()
-            return data, render_report(data)
+            return data, report_short(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=writes)
@@ -261,10 +266,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Record a note, decision or risk in the session; the next commit whose message names
         a story binds it (`genesis session note --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.sessions import noted_short
+
             item = g.note(text, role=role, path=in_repo(g, path), section=section)
-            where = f" ({item['path']})" if item["path"] else ""
-            return item, (f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
-                          "a commit with a story id binds it")
+            return item, noted_short(item)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -304,9 +309,9 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
 def serve() -> None:
     """Serve on stdin/stdout until stdin closes; warnings and tracebacks go to the log of the
     repository the server starts in (else the user cache's), never to stderr."""
-    from genesis_git.kernel.gate import log_to_file
+    from genesis_git.kernel.log import log_to_file
 
-    log_to_file(_log_file())
+    log_to_file(_log_file(), __version__)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     workspaces = Workspaces(max_repos(), default=Path.cwd())
     server, _ = build_server(workspaces)
@@ -318,7 +323,7 @@ def serve() -> None:
 
 def _log_file() -> str | os.PathLike[str]:
     """``genesis.log`` in the store's folder of the server's repository, else the user cache."""
-    from genesis_git.kernel.gate import user_cache_log
+    from genesis_git.kernel.log import user_cache_log
 
     try:
         from genesis_git.app.facade import Genesis

@@ -33,8 +33,8 @@ def fast_id(line: bytes) -> str | None:
 
 
 def _warn(message: str) -> None:
-    """A warning no result carries: logged (:func:`genesis_git.kernel.gate.warn`)."""
-    from genesis_git.kernel.gate import warn
+    """A warning no result carries: logged (:func:`genesis_git.kernel.log.warn`)."""
+    from genesis_git.kernel.log import warn
 
     warn(message)
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from genesis_git import __version__
 from genesis_git.git.repo import Repo
 from genesis_git.kernel.base import append_log
-from genesis_git.kernel.gate import log_entry
+from genesis_git.kernel.log import log_entry
 from genesis_git.store.connect import store_dir
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def record(repo: Repo | None, hook: str, summary: str, detail: str) -> Path | No
     """Append one failure; returns the file written, or None when nothing could be."""
     if repo is None:
         return None
-    entry = log_entry([hook, f"pid={os.getpid()}"], summary, detail)
+    entry = log_entry([hook, f"pid={os.getpid()}"], summary, detail, __version__)
     written = append_log(log_paths(repo), entry, rotate_at=MAX_BYTES)
     return Path(written) if written is not None else None
 

@@ -121,8 +121,8 @@ Warn = Callable[[str], None]
 
 
 def _stderr_warn(message: str) -> None:
-    """A warning no result carries: logged (:func:`genesis_git.kernel.gate.warn`)."""
-    from genesis_git.kernel.gate import warn
+    """A warning no result carries: logged (:func:`genesis_git.kernel.log.warn`)."""
+    from genesis_git.kernel.log import warn
 
     warn(message)
 
