@@ -190,23 +190,12 @@ def init(
     if json_out:
         emit_json(result)
         return
+    from genesis_git.render.setup import init_lines
+
     for line in result.get("warnings", []):
         note(f"warning: {line}")
-    echo(f"store:  {result['store']} ({'created' if result['store_created'] else 'exists'})")
-    echo(f"config: {result['config']} ({'created' if result['config_created'] else 'exists'})")
-    found = result["story_prefixes"]
-    if found and not result["prefixes_set"]:
-        shown = ", ".join(f"{p['prefix']} ({p['commits']})" for p in found)
-        names = ", ".join(f'"{p["prefix"]}"' for p in found)
-        echo(f"story ids in git log: {shown}; to bind only these, set "
-             f"story.prefixes = [{names}] in {result['config']}")
-    if result["share"]:
-        echo("ledger: shared through the git remote" + (" (set now: commit .genesis.toml)"
-                                                       if result["share_set"] else ""))
-    synced = result["sync"]
-    if synced and synced["remote"]:
-        echo(f"ledger: pulled {synced['pulled']} records from {synced['remote']}, "
-             f"pushed {synced['pushed']}; {synced['total_stories']} stories")
+    for line in init_lines(result):
+        echo(line)
 
 
 def doctor(
@@ -215,20 +204,15 @@ def doctor(
     """Check git, the store's integrity and migrations, the config, hooks and the design library."""
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json
+    from genesis_git.render.setup import doctor_json, doctor_lines
 
     findings = Genesis().doctor()
-    broken = [f for f in findings if f.status == "error"]
     if json_out:
-        emit_json({"ok": not broken, "checks": [f.as_dict() for f in findings]})
+        emit_json(doctor_json(findings))
     else:
-        for f in findings:
-            mark = {"ok": "ok  ", "warn": "warn", "error": "FAIL"}[f.status]
-            echo(f"[{mark}] {f.name}: {f.message}")
-            if f.fix and f.status != "ok":
-                echo(f"       fix: {f.fix}")
-        echo("")
-        echo("all checks passed" if not broken else f"{len(broken)} check(s) failed")
-    if broken:
+        for line in doctor_lines(findings):
+            echo(line)
+    if any(f.status == "error" for f in findings):
         raise typer.Exit(int(ExitCode.USER_ERROR))
 
 

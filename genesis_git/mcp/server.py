@@ -34,7 +34,7 @@ from pydantic import Field
 
 from genesis_git import __version__
 from genesis_git.app.workspaces import Workspaces, max_repos
-from genesis_git.render.lines import one_line, with_warnings
+from genesis_git.render.lines import one_line
 
 if TYPE_CHECKING:
     from genesis_git.app.facade import Genesis
@@ -283,10 +283,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Search the design reference library, with a score breakdown per card
         (`genesis design search --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.design.search import render_text
+            from genesis_git.render.design import search_short
 
             data = g.design_search(query, top)
-            return data, "\n".join(with_warnings([render_text(data).rstrip("\n")], data["warnings"]))
+            return data, search_short(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=writes)
@@ -298,9 +298,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Pick 3-5 reference cards for a task, write them to tasks/design-brief.md and append
         an inspiration record to the outbox (`genesis design brief --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.design import brief_short
+
             data = g.design_brief(query)
-            text = data["text"].rstrip("\n") + f"\n(brief written to {data['out']})"
-            return data, "\n".join(with_warnings([text], data["warnings"]))
+            return data, brief_short(data)
         return tools.run(repo, work)
 
     return server, tools

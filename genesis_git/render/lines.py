@@ -1,6 +1,15 @@
-"""Small pieces every renderer uses: one line for an error, warnings before the text."""
+"""Small pieces every renderer uses: the JSON text, one line for an error, warnings before
+the text."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def json_text(obj: Any) -> str:
+    """Stable JSON: keys in schema order (not sorted), UTF-8 kept, two-space indents."""
+    return json.dumps(obj, ensure_ascii=False, indent=2, default=str)
 
 
 def one_line(text: str) -> str:
