@@ -14,6 +14,7 @@ hooks load this module on every commit.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -79,12 +80,14 @@ def log_to_file(path: str | os.PathLike[str], version: str) -> None:
     import logging
     from logging.handlers import RotatingFileHandler
 
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    except OSError:  # the handler says so on the first record it cannot write
-        pass
-    handler = RotatingFileHandler(path, maxBytes=LOG_ROTATE_BYTES, backupCount=1,
-                                  encoding="utf-8", delay=True)
+    class Handler(RotatingFileHandler):
+        def _open(self) -> io.TextIOWrapper:
+            """The folder is made on the first record, not when the server starts."""
+            os.makedirs(os.path.dirname(self.baseFilename), exist_ok=True)
+            return super()._open()
+
+    handler = Handler(path, maxBytes=LOG_ROTATE_BYTES, backupCount=1, encoding="utf-8",
+                      delay=True)
     handler.setFormatter(logging.Formatter(
         f"--- %(asctime)s genesis {version} %(name)s: %(levelname)s: %(message)s"))
     for logger in (logging.getLogger(LOGGER), logging.getLogger()):
