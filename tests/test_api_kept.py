@@ -59,7 +59,7 @@ def test_a_search_overlapped_with_the_refresh_is_the_plain_search(
     """Search in a long-lived process runs while git refreshes; its result is kept only when
     the refresh found the state it started from, so an edit a moment ago is always seen."""
     import genesis_git.search.fresh as fresh_mod
-    from genesis_git.search.shapes import to_json
+    from genesis_git.render.search import to_json
 
     spy = mocker.spy(fresh_mod, "search")
     queries = ["discount code", "订单", "OrderService create", "login token"]

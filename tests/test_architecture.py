@@ -34,6 +34,7 @@ LAYERS: list[list[str]] = [
     ["genesis_git.mirror", "genesis_git.design"],
     ["genesis_git.hooks"],
     ["genesis_git.app"],  # the workspace and the Genesis façade
+    ["genesis_git.render"],  # text, Markdown and JSON per result type, for every door
     ["genesis_git.cli", "genesis_git.mcp", "genesis_git.__main__"],  # the doors
 ]
 

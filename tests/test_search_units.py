@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from genesis_git.render.search import fence, language, to_json, to_markdown
 from genesis_git.search import FileHit, Hit, SearchResult, group_by_file
 from genesis_git.search.base import arrayfile
 from genesis_git.search.explain import (
@@ -18,7 +19,6 @@ from genesis_git.search.explain import (
     snippet,
 )
 from genesis_git.search.hybrid import rrf
-from genesis_git.search.shapes import fence, language, to_json, to_markdown
 from genesis_git.search.termindex import Part, TermIndex, bm25, term_hash
 from genesis_git.text.tokens import QueryTerm
 

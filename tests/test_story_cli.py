@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
+from genesis_git.render import stories as render_stories
 from genesis_git.store.connect import connect
 from genesis_git.stories import context as story_context
 from genesis_git.stories.tables import story_texts
@@ -231,7 +232,7 @@ def test_code_search_with_nothing_to_search(repo: Path) -> None:
             [], ["--with-code skipped: the story has no text to search for"])
     finally:
         ctx.conn.close()
-    fence = story_context.render_markdown({
+    fence = render_stories.context_markdown({
         "story": {"story_id": "S-1", "title": None, "status": "draft",
                   "baseline_commit_sha": None, "updated_at": "now"},
         "commits": [], "files": [], "artifacts": {}, "links": [], "notes": [],

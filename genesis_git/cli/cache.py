@@ -22,14 +22,10 @@ def stats(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     if json_out:
         emit_json(s)
         return
-    echo(f"store:    {s['store']} ({s['store_bytes'] / 1e6:.1f} MB)")
-    echo(f"blobs:    {s['blobs']} ({s['blobs_skipped']} skipped, {s['mapped_blobs']} mapped)")
-    echo(f"chunks:   {s['chunks']} ({s['content_bytes'] / 1e6:.1f} MB of packed text and terms, "
-         f"{s['embedding_bytes'] / 1e6:.1f} MB of stored vectors)")
-    echo(f"sessions: {s['sessions']} ({s['active_sessions']} active)")
-    echo(f"search:   {s['search_bases']} saved search bases ({s['search_bytes'] / 1e6:.1f} MB)")
-    for v in s["versions"]:
-        echo(f"  chunker {v['chunker']}, embedder {v['embedder']}: {v['blobs']} blobs")
+    from genesis_git.render.cache import stats_lines
+
+    for line in stats_lines(s):
+        echo(line)
 
 
 @app.command()
@@ -48,8 +44,6 @@ def gc(
     if json_out:
         emit_json(r)
         return
-    verb = "would remove" if dry_run else "removed"
-    echo(f"{verb} {r['blobs_removed']} blobs ({r['chunks_removed']} chunks) and "
-         f"{r['search_bases_removed']} search bases; {r['blobs_kept']} blobs kept"
-         + (f"; the store gave back {r['bytes_reclaimed'] / 1e6:.1f} MB"
-            if r["bytes_reclaimed"] else ""))
+    from genesis_git.render.cache import gc_line
+
+    echo(gc_line(r, dry_run))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,22 +27,24 @@ def _lib() -> Library:
     return Genesis().design.library
 
 
-def _render_ingest(report: IngestReport, json_out: bool) -> None:
-    from genesis_git.cli.output import echo, emit_json, warn
-    from genesis_git.kernel.errors import GenesisError
+def _echo(lines: list[str]) -> None:
+    from genesis_git.cli.output import echo
 
-    for w in report.warnings:
+    for line in lines:
+        echo(line)
+
+
+def _render_ingest(report: IngestReport, json_out: bool) -> None:
+    from genesis_git.cli.output import emit_json, warn
+    from genesis_git.kernel.errors import GenesisError
+    from genesis_git.render.design import ingest_lines, ingest_warnings
+
+    for w in ingest_warnings(report):
         warn(w)
-    for r in report.rejected:
-        warn(f"rejected {r['name']}: {r['reason']}")
     if json_out:
         emit_json(report.as_dict())
     else:
-        echo(f"{report.source}: {len(report.added)} added, {len(report.updated)} updated, "
-             f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped, "
-             f"{len(report.rejected)} rejected")
-        for s in report.skipped:
-            echo(f"  skipped {s['name']}: {s['reason']}")
+        _echo(ingest_lines(report))
     if report.rejected:
         raise GenesisError(f"{len(report.rejected)} item(s) rejected",
                            hint="fix them and ingest again; the others were ingested")
@@ -51,16 +53,15 @@ def _render_ingest(report: IngestReport, json_out: bool) -> None:
 @app.command()
 def init(json_out: JsonOpt = False) -> None:
     """Create the library folder, the reader query.mjs and an empty manifest (idempotent)."""
-    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.cli.output import emit_json
     from genesis_git.design.manage import init_library
+    from genesis_git.render.design import init_lines
 
     result = init_library(_lib())
     if json_out:
         emit_json(result)
         return
-    echo(f"library: {result['library']} ({'created' if result['created'] else 'exists'}, "
-         f"{result['cards']} card(s))")
-    echo(f"reader:  {result['reader']} (engineSha256 {result['engineSha256'][:12]})")
+    _echo(init_lines(result))
 
 
 @ingest_app.command("rules")
@@ -114,7 +115,7 @@ def search(
     """Search the library: BM25 plus token, tag and profile boosts, with a score breakdown."""
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, stdout_is_tty, warn
-    from genesis_git.design.search import render_markdown, render_text
+    from genesis_git.render.design import search_markdown, search_text
 
     result = Genesis().design.search(" ".join(query), top, strict=False)
     for w in result["warnings"]:
@@ -122,28 +123,14 @@ def search(
     if json_out:
         emit_json(result)
     elif markdown:
-        echo(render_markdown(result).rstrip("\n"))
+        echo(search_markdown(result).rstrip("\n"))
     elif stdout_is_tty() and result["results"]:  # pragma: no cover - needs a terminal
-        _search_table(result)
+        from genesis_git.cli.output import console
+        from genesis_git.render.design import search_table
+
+        console().print(search_table(result))
     else:
-        echo(render_text(result).rstrip("\n"))
-
-
-def _search_table(result: dict[str, Any]) -> None:  # pragma: no cover - needs a terminal
-    from rich.table import Table
-
-    from genesis_git.cli.output import console
-    from genesis_git.design.search import fmt6
-
-    table = Table(title=f"design search: {result['query']}")
-    for col in ("#", "card", "score", "bm25", "token", "profile", "weight", "title", "license"):
-        table.add_column(col)
-    for n, r in enumerate(result["results"], start=1):
-        b = r["breakdown"]
-        table.add_row(str(n), r["cardId"], fmt6(r["score"]), fmt6(b["bm25"]),
-                      fmt6(b["tokenBoost"]), fmt6(b["profileBoost"]), fmt6(b["weight"]),
-                      r["title"], str(r["source"].get("license", "")))
-    console().print(table)
+        echo(search_text(result).rstrip("\n"))
 
 
 @app.command("list")
@@ -155,18 +142,15 @@ def list_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """List the cards of the library."""
-    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.cli.output import emit_json
     from genesis_git.design.manage import list_cards
+    from genesis_git.render.design import card_lines
 
     cards = list_cards(_lib(), kind=kind, status=status)
     if json_out:
         emit_json(cards)
         return
-    for c in cards:
-        mark = "" if c["status"] == "active" else f" [{c['status']}]"
-        echo(f"{c['id']}  {c['kind']:<8} {c['weight']:<4} {c['title']}{mark}")
-    if not cards:
-        echo("no cards")
+    _echo(card_lines(cards))
 
 
 @app.command()
@@ -189,9 +173,10 @@ def brief(
     if json_out:
         emit_json(result)
         return
+    from genesis_git.render.design import brief_note
+
     echo(result["text"].rstrip("\n"))
-    note(f"brief written to {result['out']}"
-         + (f"; inspiration #{result['record']} appended" if result["record"] else ""))
+    note(brief_note(result))
 
 
 @app.command()
@@ -217,26 +202,15 @@ def request(
 @app.command()
 def status(json_out: JsonOpt = False) -> None:
     """Show whether the library is available and which design requests are unanswered or stalled."""
-    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.cli.output import emit_json
     from genesis_git.design.protocol import status as run
+    from genesis_git.render.design import status_lines
 
     result = run(_lib())
     if json_out:
         emit_json(result)
         return
-    lib = result["library"]
-    echo(f"library: {lib['state']}: {lib['message']}")
-    reqs = result["requests"]
-    echo(f"requests: {len(reqs)} ({result['pending']} pending, {result['stalled']} stalled "
-         f"after {result['stallMinutes']:g} min)")
-    for r in reqs:
-        if r["answered"]:
-            state = f"answered by #{r['answeredBy']}"
-        elif r["stalled"]:
-            state = f"STALLED ({r['ageMinutes']} min)"
-        else:
-            state = "pending"
-        echo(f"  #{r['id']}  {state}  {r['title']}")
+    _echo(status_lines(result))
 
 
 @app.command()
@@ -255,7 +229,9 @@ def feedback(
     if json_out:
         emit_json(entry)
         return
-    echo(f"{entry['card']}: {entry['action']} → weight {entry['weight']:g}, {entry['status']}")
+    from genesis_git.render.design import feedback_line
+
+    echo(feedback_line(entry))
 
 
 @app.command()
@@ -274,8 +250,9 @@ def capture(
     if json_out:
         emit_json(result)
         return
-    state = ("added" if result["added"] else "updated" if result["updated"] else "unchanged")
-    echo(f"{result['card']}: project card {state} from {result['baseline']}")
+    from genesis_git.render.design import capture_line
+
+    echo(capture_line(result))
 
 
 @app.command("check-refs")
@@ -285,24 +262,18 @@ def check_refs(
     json_out: JsonOpt = False,
 ) -> None:
     """Check designRefs of a spec or audit and compare each ref's tokens with actual values."""
-    from genesis_git.cli.output import echo, emit_json, warn
+    from genesis_git.cli.output import emit_json, warn
     from genesis_git.design.refs import check_refs as run
     from genesis_git.kernel.errors import GenesisError
+    from genesis_git.render.design import check_refs_lines, check_refs_warnings
 
     report = run(_lib(), file)
-    for w in report["warnings"]:
-        warn(f"{w['code']}: {w['message']}")
+    for w in check_refs_warnings(report):
+        warn(w)
     if json_out:
         emit_json(report)
     else:
-        for e in report["errors"]:
-            echo(f"error {e['code']}: {e['message']}")
-        for c in report["comparison"]:
-            pairs = "; ".join(f"{p['token']} {p['reference']} vs {p['actual']}"
-                              for p in c["pairs"]) or "no tokens"
-            echo(f"{c['item']}  {c['ref']}  reference comparison: {pairs}")
-        echo(f"{report['document']}: {len(report['design']['refs'])} ref(s), "
-             f"{len(report['errors'])} error(s), {len(report['warnings'])} warning(s)")
+        _echo(check_refs_lines(report))
     if report["errors"]:
         raise GenesisError(f"{len(report['errors'])} design reference error(s) in "
                            f"{report['document']}")
@@ -311,22 +282,12 @@ def check_refs(
 @app.command()
 def stats(json_out: JsonOpt = False) -> None:
     """Cards by kind and status, chunks, index size, feedback counts and reference images."""
-    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.cli.output import emit_json
     from genesis_git.design.manage import stats as run
+    from genesis_git.render.design import stats_lines
 
     result = run(_lib())
     if json_out:
         emit_json(result)
         return
-    cards = result["cards"]
-    echo(f"library: {result['library']}")
-    echo(f"cards:   {cards['total']} " + " ".join(f"{k}={v}" for k, v in cards["byKind"].items())
-         + " | " + " ".join(f"{k}={v}" for k, v in cards["byStatus"].items()))
-    index = result["index"]
-    echo(f"chunks:  {result['chunks']}; index {index['bytes']} bytes, {index['terms']} terms"
-         + ("" if index["available"] else f" (unavailable: {index.get('problem', '')})"))
-    fb = result["feedback"]
-    echo("feedback: " + (" ".join(f"{k}={v}" for k, v in fb.items()) or "none"))
-    echo(f"refs:    {result['refs']['files']} file(s), {result['refs']['bytes']} bytes")
-    echo(f"reader:  {'matches' if result['reader']['matches'] else 'DIFFERS from'} "
-         "engineSha256")
+    _echo(stats_lines(result))

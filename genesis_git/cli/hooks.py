@@ -31,12 +31,10 @@ def install(
     if json_out:
         emit_json(result)
         return
-    for h in result["hooks"]:
-        extra = f" (the previous hook runs first as {h['hook']}.legacy)" if h["legacy"] else ""
-        echo(f"{h['action']:<9} {h['path']}{extra}")
-    echo(f"python:   {result['python']}")
-    if result["fetch_refspecs"]:
-        echo(f"ledger:   `git fetch` brings refs/genesis/* from {', '.join(result['fetch_refspecs'])}")
+    from genesis_git.render.hooks import install_lines
+
+    for line in install_lines(result):
+        echo(line)
 
 
 @app.command()
@@ -47,10 +45,10 @@ def uninstall(json_out: JsonOpt = False) -> None:
     if json_out:
         emit_json(result)
         return
-    if not result["hooks"]:
-        echo("no genesis hooks installed")
-    for h in result["hooks"]:
-        echo(f"{h['action']}: {h['path']}")
+    from genesis_git.render.hooks import uninstall_lines
+
+    for line in uninstall_lines(result):
+        echo(line)
 
 
 @app.command()
@@ -61,19 +59,10 @@ def status(json_out: JsonOpt = False) -> None:
     if json_out:
         emit_json(st)
         return
-    echo(f"hooks folder: {st['dir']}" + (f" (core.hooksPath = {st['hooks_path']})"
-                                         if st["hooks_path"] else ""))
-    for h in st["hooks"]:
-        line = f"  {h['hook']:<13} {h['state']}" + (f" ({h['manager']})" if h.get("manager") else "")
-        if h["python"]:
-            line += f"  python: {h['python']}" + ("" if h["python_ok"] else " (missing)")
-        if h["state"] != "missing" and not h["executable"]:
-            line += "  (not executable)"
+    from genesis_git.render.hooks import status_lines
+
+    for line in status_lines(st):
         echo(line)
-    if st["inactive"]:
-        echo(f"note: genesis hooks in the default folder are not run: {', '.join(st['inactive'])}")
-    if st["disabled_by_env"]:
-        echo("note: GENESIS_HOOKS=0 is set, the hooks do nothing")
 
 
 @app.command(name="run", hidden=True,

@@ -2,71 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
-if TYPE_CHECKING:
-    from genesis_git.impact.agent import ImpactReport
 
-
-def _reasons(f: dict[str, Any]) -> str:
-    return ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
-
-
-def _where(item: dict[str, Any]) -> str:
-    from genesis_git.text.quoting import quote_path
-
-    lines = item["lines"]
-    path = quote_path(str(item["path"]))
-    return f"{path}:{lines[0]}-{lines[1]}" if lines else path
-
-
-def _render_text(report: ImpactReport) -> None:
+def _render(lines: list[str]) -> None:
     from genesis_git.cli.output import echo
 
-    result = report.result
-    echo(f"impact of: {result['requirement'].strip()}  [{result['mode']}]")
-    echo("")
-    echo("files:")
-    from genesis_git.text.quoting import escape_controls as esc
-    from genesis_git.text.quoting import quote_path
-
-    for i, f in enumerate(result["files"], 1):
-        echo(f"{i:>3}. {quote_path(f['path'])}  {f['score']:.3f}  ({_reasons(f)})")
-    echo("")
-    echo("impacts:")
-    for item in result["impacts"]:
-        echo(f"  [{item['type']}] {item['kind']} {esc(item['target'])}  {_where(item)}")
-        if item["detail"]:
-            echo(f"      {esc(item['detail'])}")
-        for ev in item["evidence"]:
-            echo(f"      > {esc(ev)}")
-
-
-def _render_markdown(report: ImpactReport) -> None:
-    from genesis_git.cli.output import echo
-
-    result = report.result
-    echo(f"# Impact: {result['requirement'].strip()}")
-    echo("")
-    echo(f"Mode: {result['mode']}")
-    echo("")
-    from genesis_git.text.quoting import escape_controls as esc
-    from genesis_git.text.quoting import quote_path
-
-    echo("| # | file | score | reasons |")
-    echo("|---|---|---|---|")
-    for i, f in enumerate(result["files"], 1):
-        echo(f"| {i} | `{quote_path(f['path'])}` | {f['score']:.3f} | {_reasons(f)} |")
-    echo("")
-    echo("## Impacts")
-    echo("")
-    for item in result["impacts"]:
-        echo(f"- **{item['type']}** {item['kind']} `{esc(item['target'])}` (`{_where(item)}`)"
-             + (f": {esc(item['detail'])}" if item["detail"] else ""))
-        for ev in item["evidence"]:
-            echo(f"  - `{esc(ev)}`")
+    for line in lines:
+        echo(line)
 
 
 def impact(
@@ -97,7 +42,6 @@ def impact(
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import emit_json, note, warn
     from genesis_git.kernel.errors import UsageError
-    from genesis_git.text.quoting import quoted
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
@@ -114,17 +58,16 @@ def impact(
         return
     for w in report.warnings:
         warn(w)
+    from genesis_git.render.impact import markdown_lines, no_match, text_lines
+
     if json_out:
         emit_json(report.result)
     elif markdown:
-        _render_markdown(report)
+        _render(markdown_lines(report.result))
     elif report.matched:
-        _render_text(report)
+        _render(text_lines(report.result))
     if not report.matched:
-        text = f"nothing in the index matches {quoted(requirement)}"
-        if report.suggestions:
-            text += "; close terms: " + ", ".join(report.suggestions)
-        note(text)
+        note(no_match(requirement, report.suggestions))
 
 
 def register(app: Any) -> None:

@@ -26,22 +26,12 @@ def mirror(
     """
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, warn
+    from genesis_git.render.ledger import mirror_line, mirror_warnings
 
     res = Genesis().mirror.push(url)
-    if res["project_source"].startswith("folder"):
-        warn(f"no origin remote: this repository is project {res['project']!r} in the mirror "
-             "(set ledger.project_id to name it)")
+    for line in mirror_warnings(res):
+        warn(line)
     if json_out:
         emit_json(res)
         return
-    if res["records"] == 0:
-        echo(f"nothing to mirror: the ledger of {res['project']} has no records yet "
-             f"(the mirror at {res['mirror']} is ready)")
-        return
-    if res["sent"] == 0:
-        echo(f"the mirror is up to date: {res['records']} records of {res['project']} "
-             f"already in {res['mirror']}")
-        return
-    echo(f"mirrored {res['added']} new records of {res['project']} to {res['mirror']} "
-         f"({res['records']} in the ledger, {res['stories']} stories updated, "
-         f"{res['batches']} batches)")
+    echo(mirror_line(res))

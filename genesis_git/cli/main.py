@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,30 +40,17 @@ def _store_files() -> tuple[Path, Path] | None:
         return None
 
 
-LOG_ROTATE_BYTES = 1 << 20  # genesis.log moves to genesis.log.1 past this
-
-
 def _log_files() -> list[Path]:
     """Where an internal error's traceback goes: the store's folder, else the user cache."""
-    logs = []
+    from genesis_git.kernel.log import user_cache_log
+
     files = _store_files()
-    if files is not None:
-        logs.append(files[1])
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    logs.append(Path(cache) / "genesis" / "genesis.log")
-    return logs
+    return [*([files[1]] if files is not None else []), Path(user_cache_log())]
 
 
-def log_traceback() -> Path | None:
-    """Append the current traceback to ``genesis.log``; the file written (``None``: none)."""
-    from datetime import datetime, timezone
-
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    entry = f"--- {stamp} genesis {__version__}: {' '.join(sys.argv)}\n{traceback.format_exc()}"
-    from genesis_git.kernel.base import append_log
-
-    written = append_log(_log_files(), entry, rotate_at=LOG_ROTATE_BYTES)
-    return Path(written) if written is not None else None
+def _store() -> Path | None:
+    files = _store_files()
+    return files[0] if files is not None else None
 
 
 def _silence_stdout() -> None:
@@ -98,15 +84,30 @@ def _dash_hint(exc: Any, args: list[str]) -> None:
                    f"{ctx.command_path} -- {shown})")
 
 
-def _fail(exc: GenesisError) -> typer.Exit:
-    if debug_enabled():
-        traceback.print_exc()
-    sys.stderr.write(f"genesis: error: {exc}\n")
-    return typer.Exit(int(exc.exit_code))
+def _record(line: str, detail: str) -> object:
+    """Append a bug's traceback, with the versions and the command, to ``genesis.log``."""
+    from genesis_git.kernel.base import append_log
+    from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry
+
+    return append_log(_log_files(), log_entry(sys.argv, None, detail, __version__),
+                      rotate_at=LOG_ROTATE_BYTES)
+
+
+def _fail(exc: BaseException) -> typer.Exit:
+    """The one error gate (:func:`genesis_git.kernel.errors.handle`): one line, the exit
+    code."""
+    from genesis_git.kernel.errors import handle
+
+    failure = handle(exc, record=_record, store=_store, debug=debug_enabled())
+    kind = "internal error" if failure.internal else "error"
+    sys.stderr.write(f"genesis: {kind}: {failure.message}\n")
+    return typer.Exit(failure.code)
 
 
 class GenesisGroup(TyperGroup):
-    """The one error boundary: every failure becomes one line on stderr and an :class:`ExitCode`.
+    """The error boundary of the command line: every failure becomes one line on stderr and
+    an :class:`ExitCode`, through the gate that the hooks and the MCP server share
+    (:func:`genesis_git.kernel.errors.handle`).
 
     * usage errors (an unknown option, a missing argument, a bad value) are click's
       to report: usage, the error, exit 2;
@@ -135,21 +136,7 @@ class GenesisGroup(TyperGroup):
             if _is_click_error(exc):
                 _dash_hint(exc, args)
                 raise
-            from genesis_git.kernel.errors import store_error
-
-            user = store_error(exc)
-            if user is not None:
-                files = _store_files()
-                if files is not None:
-                    user = store_error(exc, files[0]) or user
-                raise _fail(user) from None
-            where = log_traceback()
-            if debug_enabled():
-                traceback.print_exc()
-            tail = (f"the traceback is in {where}" if where is not None
-                    else "run with --debug for the traceback")
-            sys.stderr.write(f"genesis: internal error: {type(exc).__name__}: {exc} ({tail})\n")
-            raise typer.Exit(int(ExitCode.INTERNAL)) from None
+            raise _fail(exc) from None
 
 
 def _new_app() -> typer.Typer:
@@ -203,23 +190,12 @@ def init(
     if json_out:
         emit_json(result)
         return
+    from genesis_git.render.setup import init_lines
+
     for line in result.get("warnings", []):
         note(f"warning: {line}")
-    echo(f"store:  {result['store']} ({'created' if result['store_created'] else 'exists'})")
-    echo(f"config: {result['config']} ({'created' if result['config_created'] else 'exists'})")
-    found = result["story_prefixes"]
-    if found and not result["prefixes_set"]:
-        shown = ", ".join(f"{p['prefix']} ({p['commits']})" for p in found)
-        names = ", ".join(f'"{p["prefix"]}"' for p in found)
-        echo(f"story ids in git log: {shown}; to bind only these, set "
-             f"story.prefixes = [{names}] in {result['config']}")
-    if result["share"]:
-        echo("ledger: shared through the git remote" + (" (set now: commit .genesis.toml)"
-                                                       if result["share_set"] else ""))
-    synced = result["sync"]
-    if synced and synced["remote"]:
-        echo(f"ledger: pulled {synced['pulled']} records from {synced['remote']}, "
-             f"pushed {synced['pushed']}; {synced['total_stories']} stories")
+    for line in init_lines(result):
+        echo(line)
 
 
 def doctor(
@@ -228,20 +204,15 @@ def doctor(
     """Check git, the store's integrity and migrations, the config, hooks and the design library."""
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json
+    from genesis_git.render.setup import doctor_json, doctor_lines
 
     findings = Genesis().doctor()
-    broken = [f for f in findings if f.status == "error"]
     if json_out:
-        emit_json({"ok": not broken, "checks": [f.as_dict() for f in findings]})
+        emit_json(doctor_json(findings))
     else:
-        for f in findings:
-            mark = {"ok": "ok  ", "warn": "warn", "error": "FAIL"}[f.status]
-            echo(f"[{mark}] {f.name}: {f.message}")
-            if f.fix and f.status != "ok":
-                echo(f"       fix: {f.fix}")
-        echo("")
-        echo("all checks passed" if not broken else f"{len(broken)} check(s) failed")
-    if broken:
+        for line in doctor_lines(findings):
+            echo(line)
+    if any(f.status == "error" for f in findings):
         raise typer.Exit(int(ExitCode.USER_ERROR))
 
 

@@ -1,8 +1,10 @@
-"""Rendering helpers: rich for people on a terminal, JSON for programs, plain text when piped."""
+"""Writing out: rich for people on a terminal, JSON for programs, plain text when piped.
+
+What the text says is rendered by :mod:`genesis_git.render`; this module only knows where it
+goes (stdout, or stderr for notes and warnings) and whether that is a terminal."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -20,8 +22,10 @@ def stderr_is_tty() -> bool:
 
 
 def emit_json(obj: Any) -> None:
-    """Stable JSON on stdout: sorted keys off (schema order), UTF-8 kept."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+    """Stable JSON on stdout (:func:`genesis_git.render.lines.json_text`)."""
+    from genesis_git.render.lines import json_text
+
+    sys.stdout.write(json_text(obj) + "\n")
 
 
 def echo(text: str = "") -> None:

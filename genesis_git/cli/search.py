@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -59,12 +59,12 @@ def search_cmd(
     for w in result.warnings:
         (note if w.startswith("no results") else warn)(w)
     if json_out:
-        from genesis_git.search.shapes import to_json
+        from genesis_git.render.search import to_json
 
         emit_json(to_json(result, files))
     elif markdown:
         from genesis_git.cli.output import echo
-        from genesis_git.search.shapes import to_markdown
+        from genesis_git.render.search import to_markdown
 
         echo(to_markdown(result, files).rstrip("\n"))
     else:
@@ -72,79 +72,15 @@ def search_cmd(
 
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:
-    from genesis_git.cli.output import echo, stdout_is_tty
-    from genesis_git.search import group_by_file
-    from genesis_git.search.explain import explain_lines, snippet
-    from genesis_git.text.quoting import quote_path
+    """A table on a terminal, plain tab-separated lines in a pipe (:mod:`genesis_git.render.search`)."""
+    from genesis_git.cli.output import console, echo, stdout_is_tty
+    from genesis_git.render.search import plain_lines, table
 
-    rrf_k = int(result.stats.get("rrf_k", 60))
     if stdout_is_tty():
-        _render_rich(result, files, explain)
+        console().print(table(result, files, explain))
         return
-    if files:
-        for fh in group_by_file(result.hits):
-            ranges = ", ".join(f"{h.start_line}-{h.end_line}" for h in fh.chunks)
-            echo(f"{quote_path(fh.path)}\t{fh.score:.6f}\t{fh.artifact_type}\tlines {ranges}")
-            if explain:
-                best = fh.chunks[0]
-                echo(f"    matched: {', '.join(best.matched_terms) or '-'}")
-                for line in explain_lines(best.breakdown, rrf_k, result.mode):
-                    echo(f"    {line}")
-        return
-    for h in result.hits:
-        echo(f"{quote_path(h.path)}:{h.start_line}-{h.end_line}\t{h.score:.6f}\t{h.artifact_type}\t"
-             f"{h.section or h.symbol or '-'}\t"
-             f"{snippet(h.text, h.matched_terms, 120)}")
-        if explain:
-            echo(f"    matched: {', '.join(h.matched_terms) or '-'}")
-            for line in explain_lines(h.breakdown, rrf_k, result.mode):
-                echo(f"    {line}")
-
-
-def _highlighted(text: str, terms: list[str]) -> Any:
-    from rich.text import Text
-
-    from genesis_git.search.explain import highlight_spans
-
-    out = Text(text)
-    for start, end in highlight_spans(text, terms):
-        out.stylize("bold yellow", start, end)
-    return out
-
-
-def _render_rich(result: SearchResult, files: bool, explain: bool) -> None:
-    from rich.table import Table
-
-    from genesis_git.cli.output import console
-    from genesis_git.search import group_by_file
-    from genesis_git.search.explain import explain_lines, snippet
-
-    rrf_k = int(result.stats.get("rrf_k", 60))
-    table = Table(title=f"{result.query.strip()}  ({result.mode})", title_justify="left",
-                  show_lines=explain)
-    table.add_column("location" if not files else "file", overflow="fold")
-    table.add_column("section", overflow="fold", max_width=30)
-    table.add_column("type")
-    table.add_column("score", justify="right")
-    table.add_column("snippet", overflow="fold", ratio=1)
-    if explain:
-        table.add_column("why", overflow="fold")
-    hits = [fh.chunks[0] for fh in group_by_file(result.hits)] if files else result.hits
-    groups = {fh.path: fh for fh in group_by_file(result.hits)} if files else {}
-    for h in hits:
-        where = h.location
-        if files:
-            where = f"{h.path}\n" + ", ".join(f"{c.start_line}-{c.end_line}"
-                                              for c in groups[h.path].chunks)
-        cells: list[Any] = [where, h.section or h.symbol or "", h.artifact_type,
-                            f"{h.score:.4f}", _highlighted(snippet(h.text, h.matched_terms),
-                                                           h.matched_terms)]
-        if explain:
-            why = [f"matched: {', '.join(h.matched_terms) or '-'}",
-                   *explain_lines(h.breakdown, rrf_k, result.mode)]
-            cells.append("\n".join(why))
-        table.add_row(*cells)
-    console().print(table)
+    for line in plain_lines(result, files, explain):
+        echo(line)
 
 
 def register(app: typer.Typer) -> None:

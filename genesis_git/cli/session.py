@@ -41,15 +41,10 @@ def _progress_runner() -> tuple[Any, Any]:
 
 def _render_report(report: dict[str, Any], verb: str) -> None:
     from genesis_git.cli.output import echo
+    from genesis_git.render.sessions import report_lines
 
-    skipped = report["skipped"]
-    n_skipped = sum(len(v) for v in skipped.values())
-    echo(f"{verb} {report['session']}: {report['files']} files, {report['hits']} cache hits, "
-         f"{report['misses']} misses, {report['chunks']} new chunks, {n_skipped} skipped "
-         f"in {report['seconds']:.2f}s")
-    for reason, paths in skipped.items():
-        shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
-        echo(f"  skipped ({reason}): {shown}")
+    for line in report_lines(report, verb):
+        echo(line)
 
 
 @app.command()
@@ -92,18 +87,10 @@ def refresh(json_out: JsonOpt = False) -> None:
 
 def _render_summary(s: dict[str, Any]) -> None:
     from genesis_git.cli.output import echo
+    from genesis_git.render.sessions import summary_lines
 
-    echo(f"session {s['id']} ({s['status']})" + (f" {s['name']!r}" if s["name"] else ""))
-    echo(f"  worktree:  {s['worktree']}")
-    echo(f"  branch:    {s['branch'] or '(detached)'} at {(s['head'] or '(no commits)')[:12]}")
-    echo(f"  started:   {s['started_at']}" + (f", ended {s['ended_at']}" if s["ended_at"] else ""))
-    if s["source_doc"]:
-        echo(f"  document:  {s['source_doc']}")
-    if s["status"] == "active":
-        types = ", ".join(f"{k} {v}" for k, v in s["types"].items())
-        echo(f"  files:     {s['files']} ({s['dirty_files']} uncommitted), {s['chunks']} chunks")
-        echo(f"  types:     {types or '-'}")
-    echo(f"  artifacts: {s['artifacts']} ({s['unbound_artifacts']} not yet bound to a story)")
+    for line in summary_lines(s):
+        echo(line)
 
 
 @app.command()
@@ -139,11 +126,10 @@ def list_(
     if json_out:
         emit_json({"sessions": rows})
         return
-    if not rows:
-        echo("no sessions")
-    for s in rows:
-        echo(f"{s['id']}  {s['status']:<6}  {s['started_at'][:19]}  {s['files']:>6} files  "
-             f"{s['name'] or ''}")
+    from genesis_git.render.sessions import list_lines
+
+    for line in list_lines(rows):
+        echo(line)
 
 
 @app.command()
@@ -177,11 +163,10 @@ def end(
     if json_out:
         emit_json({"ended": sid, "pending_notes": pending})
         return
-    echo(f"ended {sid}")
-    if pending:
-        echo(f"{pending} note(s) of {sid} are not bound to a story yet: they bind to the next "
-             "commit in this worktree that names a story, or now with "
-             f"`genesis story bind STORY-ID --session {sid}`")
+    from genesis_git.render.sessions import ended_lines
+
+    for line in ended_lines(sid, pending):
+        echo(line)
 
 
 def _register_notes() -> None:

@@ -33,10 +33,9 @@ def note(
     if json_out:
         emit_json(item)
         return
-    where = f" ({item['path']}" + (f" § {item['section']}" if item["section"] else "") + ")" \
-        if item["path"] else ""
-    echo(f"noted #{item['id']} [{item['role']}]{' (private)' if private else ''} in "
-         f"{item['session']}{where}; a commit with a story id binds it")
+    from genesis_git.render.sessions import noted
+
+    echo(noted(item, private))
 
 
 def artifacts(
@@ -54,14 +53,10 @@ def artifacts(
     if json_out:
         emit_json(res)
         return
-    echo(f"session {res['session']}: {len(res['artifacts'])} notes, {res['unbound']} unbound")
-    for a in res["artifacts"]:
-        how = ("by hand" if a["by_hand"]
-               else f"at {a['bound_commit'][:10]}") if a["bound_commit"] else ""
-        bound = f"bound to {', '.join(a['stories'])} {how}" if a["bound_commit"] else "unbound"
-        where = f" ({a['path']}" + (f" § {a['section']}" if a["section"] else "") + ")" \
-            if a["path"] else ""
-        echo(f"  #{a['id']} [{a['role']}] {a['summary']}{where} — {bound}")
+    from genesis_git.render.sessions import artifacts_lines
+
+    for line in artifacts_lines(res):
+        echo(line)
 
 
 def retract(
@@ -83,9 +78,9 @@ def retract(
     if json_out:
         emit_json(item)
         return
-    where = f"it left {', '.join(item['stories'])}" if item["stories"] else "it was pending"
-    private = "; private, so the retraction stays here" if item["private"] else ""
-    echo(f"retracted #{item['id']} [{item['role']}] {item['summary']} — {where}{private}")
+    from genesis_git.render.sessions import retracted
+
+    echo(retracted(item))
 
 
 def register(app: typer.Typer) -> None:

@@ -42,30 +42,23 @@ def list_(
     if json_out:
         emit_json({"stories": rows})
         return
+    from genesis_git.render import stories as render
+
     if not rows:
-        echo("no stories" + (f" with status {status}" if status else "") +
-             " (commit with a story id in the subject, or run `genesis story rebuild`)")
+        echo(render.list_empty(status))
         return
     if stdout_is_tty():
-        from rich.table import Table
-
         from genesis_git.cli.output import console
 
-        table = Table("story", "status", "commits", "notes", "updated", "title")
-        for r in rows:
-            table.add_row(r["story_id"], r["status"], str(r["commits"]), str(r["artifacts"]),
-                          r["updated_at"][:16], r["title"] or "")
-        console().print(table)
+        console().print(render.list_table(rows))
         return
-    echo("story\tstatus\tcommits\tnotes\tupdated\ttitle")  # piped: tab-separated, one header
-    for r in rows:
-        echo(f"{r['story_id']}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
-             f"{r['updated_at']}\t{r['title'] or ''}")
+    for line in render.list_lines(rows):  # piped: tab-separated, one header
+        echo(line)
 
 
 def _org_list(status: str | None, project: str | None, json_out: bool) -> None:
     from genesis_git.cli.output import echo, emit_json, note, stdout_is_tty
-    from genesis_git.mirror.org import render_list
+    from genesis_git.render import org as render
 
     res = Genesis().mirror.stories(status=status, project=project)
     if json_out:
@@ -73,23 +66,14 @@ def _org_list(status: str | None, project: str | None, json_out: bool) -> None:
         return
     rows = res["stories"]
     if not rows:
-        note(f"no stories in the mirror at {res['mirror']}" +
-             (f" with status {status}" if status else "") +
-             (f" for project {project}" if project else ""))
+        note(render.list_empty(res["mirror"], status, project))
         return
     if stdout_is_tty():
-        from rich.table import Table
-
         from genesis_git.cli.output import console
 
-        table = Table("story", "status", "commits", "notes", "updated", "projects", "title")
-        for r in rows:
-            table.add_row(r["story_id"], r["status"], str(r["commits"]), str(r["artifacts"]),
-                          (r["updated_at"] or "")[:16], "\n".join(r["projects"]),
-                          r["title"] or "")
-        console().print(table)
+        console().print(render.list_table(rows))
         return
-    for line in render_list(rows):
+    for line in render.list_lines(rows):
         echo(line)
 
 
@@ -103,17 +87,10 @@ def show(story_id: StoryArg, json_out: JsonOpt = False) -> None:
     if json_out:
         emit_json(rec)
         return
-    echo(f"{rec['story_id']}: {rec['title'] or '(no title)'}")
-    echo(f"status:   {rec['status']}")
-    echo(f"baseline: {rec['baseline_commit_sha'] or '-'}")
-    echo(f"created:  {rec['created_at']}  {rec['created_by'] or ''}".rstrip())
-    echo(f"updated:  {rec['updated_at']}")
-    echo(f"commits:  {rec['commits']}   files touched: {rec['files_touched']}")
-    arts = ", ".join(f"{k} {v}" for k, v in rec["artifacts"].items()) or "none"
-    echo(f"artifacts: {arts}")
-    for lk in rec["links"]:
-        echo(f"link:     {lk['type']}: {lk['target']}" +
-             (f"  {lk['description']}" if lk["description"] else ""))
+    from genesis_git.render.stories import show_lines
+
+    for line in show_lines(rec):
+        echo(line)
 
 
 @app.command(name="set")
@@ -132,8 +109,9 @@ def set_(
     if json_out:
         emit_json({"created": created, "story": rec})
         return
-    echo(f"{'created' if created else 'updated'} {rec['story_id']}: {rec['status']}, "
-         f"{rec['title'] or '(no title)'}")
+    from genesis_git.render.stories import set_line
+
+    echo(set_line(rec, created))
 
 
 @app.command()
@@ -155,9 +133,9 @@ def link(
     if json_out:
         emit_json(res)
         return
-    verb = "linked" if res["added"] else "already linked"
-    extra = f" ({res['files']} changed files)" if res["type"] == "commit" and res["added"] else ""
-    echo(f"{verb}: {story_id} -> {res['type']} {res['target']}{extra}")
+    from genesis_git.render.stories import link_line
+
+    echo(link_line(story_id, res))
 
 
 @app.command()
@@ -174,7 +152,7 @@ def context(
     """Everything a story holds: record, commits, net changed files, artifacts, links."""
     from genesis_git.cli.output import echo, emit_json, note
     from genesis_git.kernel.errors import UsageError
-    from genesis_git.stories.context import render_markdown, render_text
+    from genesis_git.render.stories import context_markdown, context_text
 
     if json_out and markdown:
         raise UsageError("--json and --markdown exclude each other")
@@ -191,22 +169,22 @@ def context(
     for line in ctx["notes"]:
         note(line)
     if markdown:
-        typer.echo(render_markdown(ctx), nl=False)
+        typer.echo(context_markdown(ctx), nl=False)
     else:
-        echo(render_text(ctx))
+        echo(context_text(ctx))
 
 
 def _org_context(story_id: str, json_out: bool, markdown: bool) -> None:
     from genesis_git.cli.output import echo, emit_json
-    from genesis_git.mirror import org
+    from genesis_git.render import org
 
     ctx = Genesis().mirror.story(story_id)
     if json_out:
         emit_json(ctx)
     elif markdown:
-        typer.echo(org.render_markdown(ctx), nl=False)
+        typer.echo(org.context_markdown(ctx), nl=False)
     else:
-        echo(org.render_text(ctx, ctx["mirror"]))
+        echo(org.context_text(ctx, ctx["mirror"]))
 
 
 @app.command()
@@ -224,8 +202,9 @@ def bind(
     if json_out:
         emit_json(res)
         return
-    echo(f"bound {res['notes']} note(s) of {', '.join(res['sessions']) or 'no session'} "
-         f"to {story_id}")
+    from genesis_git.render.stories import bind_line
+
+    echo(bind_line(story_id, res))
 
 
 @app.command()
@@ -249,24 +228,7 @@ def rebuild(
     if json_out:
         emit_json(res)
         return
-    if res.get("moved_aside"):
-        kept = ", ".join(f"{n} {t}" for t, n in res["salvaged"].items() if n > 0) or "nothing"
-        lost = [t for t, n in res["salvaged"].items() if n < 0]
-        echo(f"moved the old store to {res['moved_aside']}; kept from it: {kept}" +
-             (f"; unreadable: {', '.join(lost)}" if lost else ""))
-    echo(f"scanned {res['commits_scanned']} commits, {res['story_commits']} name a story: "
-         f"{len(res['stories'])} stories ({len(res['created'])} new), "
-         f"{res['links_added']} commit links and {res['files_added']} file changes added, "
-         f"{res['notes_bound']} notes bound")
-    if res["unreachable"]:
-        echo(f"{len(res['unreachable'])} linked commits are no longer reachable "
-             "(`genesis story rebuild --prune` drops them)")
-    if res["pruned"]:
-        echo(f"pruned {res['pruned']} unreachable commits")
-    if res["skipped"]:
-        shown = ", ".join(f"{k} ({v})" for k, v in list(res["skipped"].items())[:8])
-        more = len(res["skipped"]) - 8
-        echo(f"skipped {len(res['skipped'])} ids that never bind (story.prefixes, story.ignore "
-             f"and the built-in list): {shown}" + (f" and {more} more" if more > 0 else ""))
-    if res["failures_cleared"]:
-        echo(f"cleared {res['failures_cleared']} logged hook failures")
+    from genesis_git.render.stories import rebuild_lines
+
+    for line in rebuild_lines(res):
+        echo(line)

@@ -40,16 +40,10 @@ def sync(
         note(f"warning: {line}")
     for line in result["notes"]:
         note(line)
-    where = result["remote"] or "(no remote)"
-    touched = result["stories"]
-    echo(f"{where}: pulled {result['pulled']} record{'s' if result['pulled'] != 1 else ''}, "
-         f"pushed {result['pushed']}; {result['total_stories']} stories"
-         + (f" ({', '.join(touched[:10])}{' …' if len(touched) > 10 else ''} updated)"
-            if touched else ""))
-    mirrored = result["mirror"]
-    if mirrored and not mirror_failed:
-        echo(f"mirror: {mirrored['added']} new records of {mirrored['project']} to "
-             f"{mirrored['mirror']}")
+    from genesis_git.render.ledger import sync_lines
+
+    for line in sync_lines(result, mirror_failed is not None):
+        echo(line)
     _mirror_failed(mirror_failed)
 
 

@@ -284,16 +284,19 @@ HOOKS: dict[str, HookFn] = {
 
 
 def _report(repo: HookRepo | None, hook: str, exc: BaseException) -> None:
-    import traceback
-
+    """The hooks' side of the one error gate (:func:`genesis_git.kernel.errors.handle`): every failure
+    goes to the hook log (``genesis story rebuild`` recovers what it missed), one warning
+    line goes to stderr, and the commit is kept."""
+    from genesis_git.kernel.errors import handle, summary
     from genesis_git.stories import hooklog
 
-    summary = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-    where = hooklog.record(repo.to_repo() if repo else None, hook, summary,
-                           traceback.format_exc())
-    tail = f"details in {where}" if where else "the log could not be written"
-    sys.stderr.write(f"genesis: warning: {hook} hook failed ({summary}); the commit is kept; "
-                     f"{tail}; `genesis story rebuild` recovers\n")
+    def record(line: str, detail: str) -> object:
+        return hooklog.record(repo.to_repo() if repo else None, hook, line, detail)
+
+    failure = handle(exc, record=record, log_expected=True)
+    tail = f"details in {failure.log}" if failure.log else "the log could not be written"
+    sys.stderr.write(f"genesis: warning: {hook} hook failed ({summary(exc)}); the commit is "
+                     f"kept; {tail}; `genesis story rebuild` recovers\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,8 +1,9 @@
-"""One error type for users, and the documented exit codes.
+"""One error type for users, the documented exit codes, and the one error gate.
 
-Only the CLI boundary (``genesis_git.cli.main``) turns a :class:`GenesisError`
-into one line on stderr plus its exit code.  A traceback is shown only with
-``--debug``; otherwise it is written to the store's log file.
+Every door (the command line, the hooks, the MCP server) hands what escaped its work to
+:func:`handle`: a :class:`GenesisError` (or a locked, corrupt or read-only store) becomes
+one line plus its documented exit code; a bug's traceback goes to the log file (see
+:mod:`genesis_git.kernel.log`) and is shown only with ``--debug``.
 
 This module imports only the standard library (the hooks use it too).
 """
@@ -10,6 +11,7 @@ This module imports only the standard library (the hooks use it too).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from enum import IntEnum
 
 
@@ -99,3 +101,73 @@ def store_error(exc: BaseException, store: object | None = None) -> StoreError |
         return StoreError(f"{where} cannot be written ({text})",
                           hint="check the disk's free space")
     return None
+
+
+# -- the one error gate ------------------------------------------------------------------
+
+Record = Callable[[str, str], object]
+"""Writes a failure to a log: ``(summary, traceback)`` -> the file written, or ``None``."""
+
+
+class Failure:
+    """What a door shows for an exception: one line and an exit code.  (A plain class: the
+    hooks load this module on every commit, and ``dataclasses`` costs more than it.)"""
+
+    __slots__ = ("code", "message", "internal", "log")
+
+    def __init__(self, code: int, message: str, internal: bool, log: str | None = None):
+        self.code = code
+        self.message = message  # the one line, without the door's prefix
+        self.internal = internal  # a bug: its traceback is in ``log``
+        self.log = log  # the log file written (``None``: none was, or none could be)
+
+    def __repr__(self) -> str:
+        return (f"Failure({self.code!r}, {self.message!r}, internal={self.internal!r}, "
+                f"log={self.log!r})")
+
+
+def summary(exc: BaseException) -> str:
+    """``Type: message`` on one line."""
+    return f"{type(exc).__name__}: {exc}".replace("\n", " ")
+
+
+def expected(exc: BaseException,
+             store: Callable[[], object | None] | None = None) -> GenesisError | None:
+    """The user's version of ``exc`` (``None``: a bug).  ``store`` names the store for the
+    message of a store error; it is called only then."""
+    if isinstance(exc, GenesisError):
+        return exc
+    user = store_error(exc)
+    if user is not None and store is not None:
+        where = store()
+        if where is not None:
+            user = store_error(exc, where) or user
+    return user
+
+
+def handle(exc: BaseException, *, record: Record,
+           store: Callable[[], object | None] | None = None, debug: bool = False,
+           log_expected: bool = False) -> Failure:
+    """The one line and the exit code for ``exc``, the same for every door.
+
+    A bug's summary and traceback go to ``record`` (an expected failure's too with
+    ``log_expected``: the hooks keep every failure for ``genesis story rebuild``); with
+    ``debug``, the traceback is also shown on stderr."""
+    import os
+    import traceback
+
+    if isinstance(exc, KeyboardInterrupt):
+        return Failure(int(ExitCode.INTERRUPTED), "interrupted", False)
+    user = expected(exc, store)
+    where = None
+    if user is None or log_expected:
+        detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        written = record(summary(exc), detail)
+        where = os.fspath(written) if isinstance(written, (str, os.PathLike)) else None
+    if debug:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    if user is not None:
+        return Failure(int(user.exit_code), str(user), False, where)
+    tail = (f"the traceback is in {where}" if where is not None
+            else "run with --debug for the traceback")
+    return Failure(int(ExitCode.INTERNAL), f"{summary(exc)} ({tail})", True, where)

@@ -16,16 +16,14 @@ Calls run one at a time.  A bad argument, a path outside a repository or an
 unknown story is a tool error of one line; the server carries on.  Nothing
 but protocol messages goes to stdout (the SDK points file descriptor 1 at
 stderr while it serves, so a child process cannot write into the protocol
-either); logs go to stderr.
+either); warnings and the tracebacks of bugs go to the store's ``genesis.log``, as the
+command line's do (:func:`genesis_git.kernel.errors.handle`).
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import sys
 import threading
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -36,21 +34,10 @@ from pydantic import Field
 
 from genesis_git import __version__
 from genesis_git.app.workspaces import Workspaces, max_repos
-from genesis_git.kernel.errors import GenesisError
-from genesis_git.mcp.render import (
-    one_line,
-    render_impact,
-    render_report,
-    render_search,
-    render_session,
-    render_stories,
-    with_warnings,
-)
+from genesis_git.render.lines import one_line
 
 if TYPE_CHECKING:
     from genesis_git.app.facade import Genesis
-
-log = logging.getLogger("genesis.mcp")
 
 INSTRUCTIONS = """\
 genesis indexes a git working tree (uncommitted edits included) and answers
@@ -98,20 +85,34 @@ class GenesisTools:
             ) -> CallToolResult:
         with self._lock:
             self.calls += 1
+            g: Genesis | None = None
             try:
-                data, text = work(self.workspaces.get(repo))
-            except GenesisError as exc:
-                return _error(str(exc))
+                g = self.workspaces.get(repo)
+                data, text = work(g)
             except Exception as exc:  # a bug must not take the server down
-                from genesis_git.kernel.errors import store_error
-
-                user = store_error(exc)  # a locked, corrupt or read-only store
-                if user is not None:
-                    return _error(str(user))
-                log.error("%s", traceback.format_exc())
-                return _error(f"internal error: {type(exc).__name__}: {exc}")
+                return _error(_failure(exc, g, work))
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=data)
+
+
+def _failure(exc: Exception, g: Genesis | None, work: Callable[..., Any]) -> str:
+    """The server's side of the one error gate (:func:`genesis_git.kernel.errors.handle`):
+    the tool error's one line; a bug's traceback goes to the repository's log (else the user
+    cache's), never to stderr."""
+    from genesis_git.kernel.base import append_log
+    from genesis_git.kernel.errors import handle
+    from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry, user_cache_log
+
+    tool = work.__qualname__.split(".<locals>.")[-2:-1] or ["?"]
+
+    def record(line: str, detail: str) -> object:
+        logs: list[str | os.PathLike[str]] = [*([g.workspace.log_path] if g is not None else []),
+                                              user_cache_log()]
+        entry = log_entry(["genesis", "mcp", *tool], None, detail, __version__)
+        return append_log(logs, entry, rotate_at=LOG_ROTATE_BYTES)
+
+    failure = handle(exc, record=record)
+    return f"internal error: {failure.message}" if failure.internal else failure.message
 
 
 def in_repo(g: Genesis, path: str | None) -> str | None:
@@ -160,14 +161,14 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Search the working tree as it is now (BM25 over identifiers, Chinese bigrams,
         synonyms and paths, fused with vectors). Same JSON as `genesis search --json`."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.search.shapes import to_json
+            from genesis_git.render.search import summary, to_json
 
             options = g.search.options(k=k, mode=mode, types=tuple(type or ()),
                                        paths=tuple(path or ()), component=component,
                                        owner=owner, max_staleness=max_staleness, files=files)
             result = g.search.run(query, options)
             data = to_json(result, files)
-            return data, render_search(data)
+            return data, summary(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -188,8 +189,9 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             options = g.impact.options(k=k, history=history, graph=graph, stories=stories)
             report = g.impact.run(requirement, options)
-            return report.result, render_impact(report.result, report.warnings,
-                                                report.suggestions)
+            from genesis_git.render.impact import summary
+
+            return report.result, summary(report.result, report.warnings, report.suggestions)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -202,10 +204,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Everything a story holds: its record, commits, net changed files, notes and
         decisions, links. Same JSON as `genesis story context --json`."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.stories.context import render_text
+            from genesis_git.render.stories import context_text
 
             data = g.stories.context(story_id, with_code=with_code)
-            return data, "\n".join([*data.get("notes", []), render_text(data)])
+            return data, "\n".join([*data.get("notes", []), context_text(data)])
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -217,8 +219,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
     ) -> CallToolResult:
         """The stories of the ledger, most recently updated first (`genesis story list --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.stories import list_short
+
             data = {"stories": g.stories.all(status)}
-            return data, render_stories(data)
+            return data, list_short(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -226,8 +230,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """The worktree's active session: files, chunks, document, notes not yet bound
         (`genesis session status --json`; active is null without one)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.sessions import status_short
+
             data = {"active": g.sessions.active()}
-            return data, render_session(data["active"])
+            return data, status_short(data["active"])
         return tools.run(repo, work)
 
     @server.tool(annotations=writes)
@@ -241,8 +247,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Start (or resume) the worktree's session and index the working tree
         (`genesis session start --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.sessions import report_short
+
             data = g.sessions.start(doc=in_repo(g, doc), name=name).as_dict()
-            return data, render_report(data)
+            return data, report_short(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=writes)
@@ -259,10 +267,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Record a note, decision or risk in the session; the next commit whose message names
         a story binds it (`genesis session note --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.sessions import noted_short
+
             item = g.sessions.note(text, role=role, path=in_repo(g, path), section=section)
-            where = f" ({item['path']})" if item["path"] else ""
-            return item, (f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
-                          "a commit with a story id binds it")
+            return item, noted_short(item)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
@@ -276,10 +284,10 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Search the design reference library, with a score breakdown per card
         (`genesis design search --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.design.search import render_text
+            from genesis_git.render.design import search_short
 
             data = g.design.search(query, top, strict=False)
-            return data, "\n".join(with_warnings([render_text(data).rstrip("\n")], data["warnings"]))
+            return data, search_short(data)
         return tools.run(repo, work)
 
     @server.tool(annotations=writes)
@@ -291,18 +299,21 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         """Pick 3-5 reference cards for a task, write them to tasks/design-brief.md and append
         an inspiration record to the outbox (`genesis design brief --json`)."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
+            from genesis_git.render.design import brief_short
+
             data = g.design.brief(query)
-            text = data["text"].rstrip("\n") + f"\n(brief written to {data['out']})"
-            return data, "\n".join(with_warnings([text], data["warnings"]))
+            return data, brief_short(data)
         return tools.run(repo, work)
 
     return server, tools
 
 
 def serve() -> None:
-    """Serve on stdin/stdout until stdin closes."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                        format="genesis mcp: %(levelname)s: %(message)s")
+    """Serve on stdin/stdout until stdin closes; warnings and tracebacks go to the log of the
+    repository the server starts in (else the user cache's), never to stderr."""
+    from genesis_git.kernel.log import log_to_file
+
+    log_to_file(_log_file(), __version__)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     here = Path.cwd()
     workspaces = Workspaces(max_repos(here), default=here)
@@ -311,3 +322,15 @@ def serve() -> None:
         server.run("stdio")
     finally:
         workspaces.close()
+
+
+def _log_file() -> str | os.PathLike[str]:
+    """``genesis.log`` in the store's folder of the server's repository, else the user cache."""
+    from genesis_git.kernel.log import user_cache_log
+
+    try:
+        from genesis_git.app.facade import Genesis
+
+        return Genesis().workspace.log_path
+    except Exception:
+        return user_cache_log()

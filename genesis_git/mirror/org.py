@@ -14,8 +14,6 @@ from typing import Any
 
 from genesis_git.kernel.errors import GenesisError, UsageError
 from genesis_git.mirror import schema
-from genesis_git.stories.context import artifact_body, artifact_lines, artifact_sections
-from genesis_git.text.quoting import quote_path
 
 ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 COMMIT_SOURCE = "commit"
@@ -182,68 +180,3 @@ def story_context(conn: Any, story_id: str) -> dict[str, Any]:
     groups += [[a["project"] for a in items] for items in ctx["artifacts"].values()]
     record["projects"] = _projects(record["project_id"], *groups)
     return ctx
-
-
-# -- rendering ---------------------------------------------------------------------
-
-def _mark(project: str | None) -> str:
-    return f"[{project}]" if project else "[?]"
-
-
-def _artifact_line(a: dict[str, Any]) -> str:
-    body = artifact_body(a)
-    who = f" — {a['created_by']}" if a.get("created_by") else ""
-    return f"{_mark(a['project'])} {body}{who}"
-
-
-def render_text(ctx: dict[str, Any], mirror: str) -> str:
-    s = ctx["story"]
-    lines = [f"{s['story_id']}: {s['title'] or '(no title)'}",
-             f"status: {s['status']}   created in: {s['project_id']}   updated: {s['updated_at']}",
-             f"projects ({len(s['projects'])}): {', '.join(s['projects']) or '-'}",
-             f"from the mirror at {mirror}", ""]
-    lines.append(f"commits ({len(ctx['commits'])}):")
-    lines += [f"  {_mark(c['project'])} {c['short']}  {(c['date'] or '')[:10]}  "
-              f"{c['author'] or ''}  {c['subject'] or ''}".rstrip()
-              for c in ctx["commits"]] or ["  (none)"]
-    lines += ["", f"files ({len(ctx['files'])}, net per project):"]
-    lines += [f"  {_mark(f['project'])} {f['change']:<8} {quote_path(f['path'])}"
-              for f in ctx["files"]] or ["  (none)"]
-    lines += ["", "artifacts:", *artifact_lines(ctx["artifacts"], _artifact_line)]
-    lines += ["", "links:"]
-    lines += [f"  {_mark(lk['project'])} {lk['type']}: {lk['target']}" +
-              (f"  {lk['description']}" if lk["description"] else "")
-              for lk in ctx["links"]] or ["  (none)"]
-    return "\n".join(lines)
-
-
-def render_markdown(ctx: dict[str, Any]) -> str:
-    """The story across repositories as Markdown, made to be given to an LLM."""
-    s = ctx["story"]
-    out = [f"# {s['story_id']}: {s['title'] or '(no title)'}", "",
-           f"- status: {s['status']}",
-           f"- projects: {', '.join(f'`{p}`' for p in s['projects']) or '-'}",
-           f"- created in: `{s['project_id']}`",
-           f"- updated: {s['updated_at']}", ""]
-    reqs = ctx["artifacts"].get("requirement", [])
-    out.append("## Requirement")
-    out += [f"- {_artifact_line(a)}" for a in reqs] or ["- (none recorded)"]
-    out += ["", f"## Commits ({len(ctx['commits'])})"]
-    out += [f"- {_mark(c['project'])} `{c['short']}` {(c['date'] or '')[:10]} "
-            f"{c['author'] or ''}: {c['subject'] or ''}" for c in ctx["commits"]] or ["- (none)"]
-    out += ["", f"## Changed files (net per project, {len(ctx['files'])})"]
-    out += [f"- {_mark(f['project'])} {f['change']}: `{quote_path(f['path'])}`"
-            for f in ctx["files"]] or ["- (none)"]
-    out += artifact_sections(ctx["artifacts"], _artifact_line)
-    out += ["", "## Links"]
-    out += [f"- {_mark(lk['project'])} {lk['type']}: {lk['target']}" +
-            (f" — {lk['description']}" if lk["description"] else "")
-            for lk in ctx["links"]] or ["- (none)"]
-    return "\n".join(out) + "\n"
-
-
-def render_list(rows: list[dict[str, Any]]) -> list[str]:
-    """Plain lines: id, status, commits, artifacts, updated, projects, title (tab-separated)."""
-    return [f"{r['story_id']}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
-            f"{r['updated_at']}\t{','.join(r['projects'])}\t{r['title'] or ''}" for r in rows]
-

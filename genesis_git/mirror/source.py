@@ -12,7 +12,6 @@ parsed at once; a malformed one is skipped with one warning, as
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,10 @@ def fast_id(line: bytes) -> str | None:
 
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"genesis: warning: {message}\n")
+    """A warning no result carries: logged (:func:`genesis_git.kernel.log.warn`)."""
+    from genesis_git.kernel.log import warn
+
+    warn(message)
 
 
 def ledger_lines(root: str | Path, warn: Callable[[str], None] = _warn) -> dict[str, Any]:

@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
 from genesis_git.store import stories as story_rows
 from genesis_git.stories import tables as ledger
-from genesis_git.text.quoting import quote_path
 
 if TYPE_CHECKING:
     from genesis_git.index.session import Context
@@ -166,118 +164,3 @@ def search_code(sctx: Context, query: str, k: int) -> tuple[list[dict[str, Any]]
              "section": h.section, "symbol": h.symbol, "score": round(float(h.score), 4),
              "text": h.text} for h in result.hits]
     return hits, notes
-
-
-# -- rendering ---------------------------------------------------------------------
-
-def _gone(c: dict[str, Any]) -> str:
-    return "  (unreachable: rewritten or dropped)" if c.get("reachable") is False else ""
-
-
-def artifact_body(a: dict[str, Any]) -> str:
-    """An artifact on one line: its summary and where it is (path quoted as git does)."""
-    where = quote_path(a["path"]) if a["path"] else ""
-    if a["section"]:
-        where += f" § {a['section']}"
-    text = (a["summary"] or "").replace("\n", " ")
-    if where and text:
-        return f"{text} ({where})"
-    return text or where or (a["doc_id"] or "")
-
-
-def artifact_lines(artifacts: dict[str, list[dict[str, Any]]],
-                   line: Callable[[dict[str, Any]], str]) -> list[str]:
-    """The artifacts of a story as plain lines, grouped by role (``line`` renders one)."""
-    out: list[str] = []
-    for role, items in artifacts.items():
-        out.append(f"  {role}:")
-        out += [f"    - {line(a)}" for a in items]
-    return out or ["  (none)"]
-
-
-def artifact_sections(artifacts: dict[str, list[dict[str, Any]]],
-                      line: Callable[[dict[str, Any]], str]) -> list[str]:
-    """One Markdown section per role but the requirement (which opens the page)."""
-    out: list[str] = []
-    for role, items in artifacts.items():
-        if role != "requirement":
-            out += ["", f"## {role.replace('_', ' ').capitalize()}", *(f"- {line(a)}" for a in items)]
-    return out
-
-
-def _artifact_line(a: dict[str, Any]) -> str:
-    line = artifact_body(a)
-    who = _who(a.get("created_by"))
-    if who:
-        when = (a.get("created_at") or "")[:16].replace("T", " ")
-        line += f" — {who}" + (f", {when}" if when else "")
-    if a.get("private"):
-        line += " [private]"
-    return line
-
-
-def _who(created_by: str | None) -> str:
-    """``Name <email>`` shown as the name (the e-mail when there is no name)."""
-    text = (created_by or "").strip()
-    if "<" in text:
-        name = text.split("<", 1)[0].strip()
-        return name or text.split("<", 1)[1].rstrip(">").strip()
-    return text
-
-
-def render_text(ctx: dict[str, Any]) -> str:
-    s = ctx["story"]
-    lines = [f"{s['story_id']}: {s['title'] or '(no title)'}",
-             f"status: {s['status']}   baseline: {(s['baseline_commit_sha'] or '-')[:10]}   "
-             f"updated: {s['updated_at']}", ""]
-    lines.append(f"commits ({len(ctx['commits'])}):")
-    lines += [f"  {c['short']}  {(c['date'] or '')[:10]}  {c['author']}  {c['subject']}{_gone(c)}"
-              for c in ctx["commits"]] or ["  (none)"]
-    lines += ["", f"files ({len(ctx['files'])}, net):"]
-    lines += [f"  {f['change']:<8} {quote_path(f['path'])}" for f in ctx["files"]] or ["  (none)"]
-    lines += ["", "artifacts:", *artifact_lines(ctx["artifacts"], _artifact_line)]
-    lines += ["", "links:"]
-    lines += [f"  {lk['type']}: {lk['target']}" + (f"  {lk['description']}" if lk["description"]
-                                                    else "") for lk in ctx["links"]] or ["  (none)"]
-    if "code" in ctx:
-        lines += ["", f"relevant code ({len(ctx['code'])}):"]
-        lines += [f"  {h['path']}:{h['start_line']}-{h['end_line']}  {h['score']}"
-                  for h in ctx["code"]] or ["  (none)"]
-    return "\n".join(lines)
-
-
-def _longest_backticks(text: str) -> int:
-    best = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        best = max(best, run)
-    return best
-
-
-def render_markdown(ctx: dict[str, Any]) -> str:
-    """The context as Markdown, made to be given to an LLM."""
-    s = ctx["story"]
-    out = [f"# {s['story_id']}: {s['title'] or '(no title)'}", "",
-           f"- status: {s['status']}",
-           f"- baseline commit: {s['baseline_commit_sha'] or '-'}",
-           f"- updated: {s['updated_at']}", ""]
-    reqs = ctx["artifacts"].get("requirement", [])
-    out.append("## Requirement")
-    out += [f"- {_artifact_line(a)}" for a in reqs] or ["- (none recorded)"]
-    out += ["", f"## Commits ({len(ctx['commits'])})"]
-    out += [f"- `{c['short']}` {(c['date'] or '')[:10]} {c['author']}: {c['subject']}{_gone(c)}"
-            for c in ctx["commits"]] or ["- (none)"]
-    out += ["", f"## Changed files (net, {len(ctx['files'])})"]
-    out += [f"- {f['change']}: `{quote_path(f['path'])}`" for f in ctx["files"]] or ["- (none)"]
-    out += artifact_sections(ctx["artifacts"], _artifact_line)
-    out += ["", "## Links"]
-    out += [f"- {lk['type']}: {lk['target']}" + (f" — {lk['description']}" if lk["description"]
-                                                   else "") for lk in ctx["links"]] or ["- (none)"]
-    if "code" in ctx:
-        out += ["", f"## Relevant code ({len(ctx['code'])})"]
-        for h in ctx["code"]:
-            lang = Path(h["path"]).suffix.lstrip(".")
-            fence = "`" * max(3, _longest_backticks(h["text"]) + 1)
-            out += ["", f"### `{h['path']}` lines {h['start_line']}-{h['end_line']}", "",
-                    f"{fence}{lang}", h["text"].rstrip(), fence]
-    return "\n".join(out) + "\n"

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from genesis_git import __version__
 from genesis_git.git.repo import Repo
 from genesis_git.kernel.base import append_log
+from genesis_git.kernel.log import log_entry
 from genesis_git.store.connect import store_dir
 
 if TYPE_CHECKING:
@@ -46,8 +47,7 @@ def record(repo: Repo | None, hook: str, summary: str, detail: str) -> Path | No
     """Append one failure; returns the file written, or None when nothing could be."""
     if repo is None:
         return None
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    entry = f"{HEADER}{stamp} {hook} pid={os.getpid()}\n{summary}\n{detail.rstrip()}\n"
+    entry = log_entry([hook, f"pid={os.getpid()}"], summary, detail, __version__)
     written = append_log(log_paths(repo), entry, rotate_at=MAX_BYTES)
     return Path(written) if written is not None else None
 

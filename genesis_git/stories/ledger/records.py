@@ -96,7 +96,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,7 +122,10 @@ Warn = Callable[[str], None]
 
 
 def _stderr_warn(message: str) -> None:
-    sys.stderr.write(f"genesis: warning: {message}\n")
+    """A warning no result carries: logged (:func:`genesis_git.kernel.log.warn`)."""
+    from genesis_git.kernel.log import warn
+
+    warn(message)
 
 
 # -- the record ------------------------------------------------------------------------
