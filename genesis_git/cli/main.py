@@ -61,7 +61,7 @@ def log_traceback() -> Path | None:
 
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     entry = f"--- {stamp} genesis {__version__}: {' '.join(sys.argv)}\n{traceback.format_exc()}"
-    from genesis_git.kernel.base import append_log
+    from genesis_git.kernel.logfile import append_log
 
     written = append_log(_log_files(), entry, rotate_at=LOG_ROTATE_BYTES)
     return Path(written) if written is not None else None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.transaction import Transaction
 from genesis_git.stories.ledger import outbox
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
@@ -40,7 +40,7 @@ def now() -> str:
 
 
 def immediate(conn: sqlite3.Connection) -> Transaction:
-    """One write transaction (``BEGIN IMMEDIATE``): :class:`genesis_git.kernel.base.Transaction`."""
+    """One write transaction (``BEGIN IMMEDIATE``): :class:`genesis_git.kernel.transaction.Transaction`."""
     return Transaction(conn)
 
 

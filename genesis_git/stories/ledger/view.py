@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.transaction import Transaction
 from genesis_git.store import kv
 from genesis_git.store.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
 from genesis_git.stories.ledger import gitref as G
