@@ -11,7 +11,7 @@ import pytest
 from genesis_git.config.settings import default_config_text, load_config
 from genesis_git.git.repo import find_repo
 from genesis_git.hooks import runtime
-from genesis_git.kernel import gitrun, logfile, storepath
+from genesis_git.kernel import gitrun, logfile, spawn, storepath
 from genesis_git.kernel.errors import GenesisError
 from genesis_git.store.connect import PAGE_SIZE, connect, store_path
 from genesis_git.store.migrations import MIGRATIONS
@@ -128,15 +128,6 @@ def test_story_settings_leave_errors_to_the_real_loader(repo: Path,
     assert runtime.DEFAULT_PATTERN == load_config(None, env={}).str("story.pattern")
 
 
-def test_the_hooks_clean_the_git_environment_as_the_door_does(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GIT_DIR", "/elsewhere/.git")
-    monkeypatch.setenv("GIT_INDEX_FILE", "/elsewhere/.git/index.lock")
-    assert runtime.no_git_env() == gitrun.no_git_env()
-    assert "GIT_DIR" not in runtime.no_git_env()
-    assert runtime.no_git_env()["GIT_AUTHOR_NAME"] == "Test User"
-
-
 def test_the_hook_repo_raises_the_door_s_git_error(repo: Path) -> None:
     light = runtime.HookRepo.discover()
     with pytest.raises(gitrun.GitError, match="git rev-parse --verify failed: ") as err:
@@ -149,7 +140,7 @@ def test_the_hook_repo_raises_the_door_s_git_error(repo: Path) -> None:
 def test_spawn_detached_feeds_stdin_and_returns(tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
     code = f"import sys; open({str(target)!r}, 'wb').write(sys.stdin.buffer.read())"
-    pid = runtime.spawn_detached(["-c", code], b"path\0sha\0", dict(os.environ))
+    pid = spawn.spawn_detached(["-c", code], b"path\0sha\0", dict(os.environ))
     assert pid > 0
     os.waitpid(pid, 0)  # the hook never waits; the test does, to read the result
     assert target.read_bytes() == b"path\0sha\0"

@@ -22,9 +22,6 @@ from genesis_git.kernel.storepath import project_id as base_project_id
 if TYPE_CHECKING:
     import subprocess
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
 def hash_blob(data: bytes) -> str:
     """The blob SHA that ``git hash-object`` gives for ``data``."""
     h = hashlib.sha1(b"blob %d\0" % len(data))

@@ -32,8 +32,7 @@ from __future__ import annotations
 import os
 
 from genesis_git.kernel.gitlog import log_args, split_log
-from genesis_git.kernel.gitrun import SPAWN, GitError, no_git_env, run_git
-from genesis_git.kernel.spawn import spawn_detached
+from genesis_git.kernel.gitrun import SPAWN, run_git
 from genesis_git.kernel.storepath import (
     DB_NAME,
     PAGE_SIZE,
@@ -56,8 +55,7 @@ if TYPE_CHECKING:
     from genesis_git.kernel.gitlog import LogCommit
 
 DEFAULT_PATTERN = DEFAULT_STORY_PATTERN
-__all__ = ["DEFAULT_PATTERN", "GitError", "HookRepo", "no_git_env", "open_store",
-           "spawn_detached", "store_dir", "store_path"]
+__all__ = ["DEFAULT_PATTERN", "HookRepo", "open_store", "store_dir", "store_path"]
 
 
 class HookRepo:
