@@ -104,14 +104,15 @@ def test_one_environment_policy_drops_inherited_git_variables_and_keeps_the_pinn
     assert env["PATH"] == os.environ["PATH"]
 
 
+@RUNNERS
 def test_an_inherited_git_dir_reaches_only_commands_run_in_the_caller_s_environment(
-        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner: GitRunner) -> None:
     other = tmp_path / "other"
     other.mkdir()
     git(other, "init", "-q")
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))
-    inherited = gitrun.run_git(["rev-parse", "--absolute-git-dir"], repo).stdout
-    cleaned = gitrun.run_git(["rev-parse", "--absolute-git-dir"], repo,
+    inherited = gitrun.run_git(["rev-parse", "--absolute-git-dir"], repo, runner=runner).stdout
+    cleaned = gitrun.run_git(["rev-parse", "--absolute-git-dir"], repo, runner=runner,
                              env=gitrun.no_git_env()).stdout
     assert Path(inherited.decode().strip()).resolve() == (other / ".git").resolve()
     assert Path(cleaned.decode().strip()).resolve() == (repo / ".git").resolve()

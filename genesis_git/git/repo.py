@@ -22,6 +22,7 @@ from genesis_git.kernel.storepath import project_id as base_project_id
 if TYPE_CHECKING:
     import subprocess
 
+
 def hash_blob(data: bytes) -> str:
     """The blob SHA that ``git hash-object`` gives for ``data``."""
     h = hashlib.sha1(b"blob %d\0" % len(data))
