@@ -24,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from genesis_git.git.repo import clean_env, find_repo
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks.install import install
+from genesis_git.kernel.gitrun import no_git_env
 from genesis_git.store.connect import connect
 
 SCENARIOS = (
@@ -45,7 +46,7 @@ def _git(root: Path, *args: str, env: dict[str, str]) -> None:
 def _prepare(base: Path, key: str, hooks: bool, session: bool, index: str) -> dict:
     root = base / key
     home = base / f"{key}-store"
-    env = clean_env({"GENESIS_HOME": str(home), "GENESIS_HOOKS_INDEX": index,
+    env = no_git_env({"GENESIS_HOME": str(home), "GENESIS_HOOKS_INDEX": index,
                      "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
                      "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"})
     root.mkdir(parents=True)

@@ -166,13 +166,15 @@ def test_the_light_runtime_imports_only_the_standard_library() -> None:
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         outside = [n for n in names if n.split(".")[0] not in sys.stdlib_module_names
-                   and n != "__future__"]
+                   and n != "__future__"
+                   and not any(n == light or n.startswith(light + ".") for light in LIGHT)]
         assert outside == [], module
 
 
 # the derived tables of the store; rag_store_chunks is the seed RagStore's own file
 DERIVED = re.compile(r"\b(rag_(?!store_chunks)\w+|genesis_kv)\b")
-GIT_OWNERS = ("genesis_git.git.repo", "genesis_git.hooks.runtime")
+GIT_DOOR = "genesis_git.kernel.gitrun"  # the only module that starts a git process
+GITPYTHON_HOME = "genesis_git.git"  # the only package that imports GitPython
 
 
 def code_strings(path: Path) -> Iterator[tuple[int, str]]:
@@ -209,17 +211,21 @@ def test_every_sql_statement_lives_in_the_store() -> None:
     assert sql_outside_the_store(modules()) == []
 
 
-def test_only_repo_starts_git() -> None:
+def test_only_the_git_door_starts_git() -> None:
     assert git_starters(EXCEPTIONS) == set()
 
 
 def git_starters(exempt: Mapping[str, str]) -> set[str]:
-    """Modules outside repo.py and the hooks' runtime that start git (exceptions excluded)."""
-    found = {module for module, path in modules()
-             if module not in GIT_OWNERS and any(git_commands(path))}
-    found |= {module for module, path in modules()
-              if module not in GIT_OWNERS and any(n == "git" for _, n in _all_imports(path))}
-    return found - set(exempt)
+    """Modules that start git other than the door, or import GitPython outside git/
+    (exceptions excluded)."""
+    return {module for module, path in modules() if reaches_git(module, path)} - set(exempt)
+
+
+def reaches_git(module: str, path: Path) -> bool:
+    if module != GIT_DOOR and any(git_commands(path)):
+        return True
+    in_git = module == GITPYTHON_HOME or module.startswith(GITPYTHON_HOME + ".")
+    return not in_git and any(n == "git" or n.startswith("git.") for _, n in _all_imports(path))
 
 
 SPAWNERS = {"Popen", "run", "call", "check_call", "check_output", "posix_spawn", "posix_spawnp",
@@ -331,8 +337,24 @@ def test_the_sql_check_sees_a_statement_outside_the_store(tmp_path: Path) -> Non
     assert sql_outside_the_store([("genesis_git.storey", src)]) != []
 
 
+def test_the_git_check_names_any_other_module_that_starts_git(tmp_path: Path) -> None:
+    spawns, gitpython, plain = tmp_path / "s.py", tmp_path / "g.py", tmp_path / "p.py"
+    spawns.write_text('import subprocess\nsubprocess.run(["git", "status"])\n')
+    gitpython.write_text("from git import Repo\n")
+    plain.write_text('import os\nprint("git")\n')
+    assert reaches_git("genesis_git.index.scan", spawns)
+    assert reaches_git("genesis_git.git.repo", spawns)  # git/ reaches git through the door
+    assert not reaches_git(GIT_DOOR, spawns)
+    assert reaches_git("genesis_git.search.engine", gitpython)
+    assert reaches_git(GIT_DOOR, gitpython)
+    assert not reaches_git("genesis_git.git.repo", gitpython)
+    assert not reaches_git("genesis_git.index.scan", plain)
+    assert (PACKAGE.parent / Path(*GIT_DOOR.split("."))).with_suffix(".py").is_file()
+    assert (PACKAGE.parent / Path(*GITPYTHON_HOME.split("."))).is_dir()
+
+
 def test_a_module_outside_the_list_is_named() -> None:
     with pytest.raises(AssertionError, match="genesis_git.nowhere is in no layer"):
         layer_of("genesis_git.nowhere")
-    assert layer_of("genesis_git.kernel.base") < layer_of("genesis_git.index.scan")
+    assert layer_of("genesis_git.kernel.gitrun") < layer_of("genesis_git.index.scan")
     assert layer_of("genesis_git.cli.main") == len(LAYERS) - 1

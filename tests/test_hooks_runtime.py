@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from genesis_git.config.settings import default_config_text, load_config
-from genesis_git.git.repo import clean_env, find_repo, hash_blob
+from genesis_git.git.repo import find_repo
 from genesis_git.hooks import runtime
-from genesis_git.kernel import base
+from genesis_git.kernel import gitrun, logfile, spawn, storepath
 from genesis_git.kernel.errors import GenesisError
 from genesis_git.store.connect import PAGE_SIZE, connect, store_path
 from genesis_git.store.migrations import MIGRATIONS
@@ -63,11 +63,11 @@ def test_store_location_and_pragmas_match_connect(repo: Path,
         ours.close()
         theirs.close()
     monkeypatch.setenv("GENESIS_BUSY_TIMEOUT_MS", "soon")
-    assert base.busy_timeout_ms() == base.DEFAULT_BUSY_MS
+    assert storepath.busy_timeout_ms() == storepath.DEFAULT_BUSY_MS
 
 
 def test_migrations_are_known_without_importing_them(repo: Path, genesis_env: Path) -> None:
-    assert base.SCHEMA_VERSION == len(MIGRATIONS)
+    assert storepath.SCHEMA_VERSION == len(MIGRATIONS)
     light = runtime.HookRepo.discover()
     blank = genesis_env / "genesis.db"
     sqlite3.connect(blank).close()  # an empty file: nothing applied yet
@@ -76,14 +76,14 @@ def test_migrations_are_known_without_importing_them(repo: Path, genesis_env: Pa
         names = [r[0] for r in conn.execute("SELECT name FROM _genesis_migrations ORDER BY id")]
         assert names == [m.__name__ for m in MIGRATIONS]
         assert runtime._up_to_date(conn)
-        assert base.schema_version(conn) == len(MIGRATIONS)
+        assert storepath.schema_version(conn) == len(MIGRATIONS)
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
         assert not runtime._up_to_date(conn)
     finally:
         conn.close()
     conn = runtime.open_store(light)  # an older store's version is brought up to date
     try:
-        assert base.schema_version(conn) == len(MIGRATIONS)
+        assert storepath.schema_version(conn) == len(MIGRATIONS)
         conn.execute("PRAGMA user_version = 0")  # as a store migrated before the version was kept
     finally:
         conn.close()
@@ -128,34 +128,19 @@ def test_story_settings_leave_errors_to_the_real_loader(repo: Path,
     assert runtime.DEFAULT_PATTERN == load_config(None, env={}).str("story.pattern")
 
 
-def test_git_environment_is_cleaned_like_clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GIT_DIR", "/elsewhere/.git")
-    monkeypatch.setenv("GIT_INDEX_FILE", "/elsewhere/.git/index.lock")
-    assert runtime.no_git_env() == clean_env()
-    assert "GIT_DIR" not in runtime.no_git_env()
-    assert runtime.no_git_env()["GIT_AUTHOR_NAME"] == "Test User"
-
-
-def test_run_git_streams_input_output_and_errors(repo: Path) -> None:
-    big = os.urandom(300_000)  # larger than any pipe buffer, in and out
-    code, out, err = runtime.run_git(["hash-object", "-w", "--stdin"], input=big)
-    assert (code, err) == (0, b"")
-    assert out.decode().strip() == hash_blob(big)
-    code, out, _ = runtime.run_git(["cat-file", "--batch"],
-                                   input=(hash_blob(big) + "\n").encode())
-    assert code == 0 and out.endswith(b"\n") and len(out) > len(big)
-    code, out, _ = runtime.run_git(["hash-object", "--stdin"], input=b"")
-    assert (code, out.decode().strip()) == (0, hash_blob(b""))
+def test_the_hook_repo_raises_the_door_s_git_error(repo: Path) -> None:
     light = runtime.HookRepo.discover()
-    with pytest.raises(runtime.GitFailed, match="git rev-parse --verify failed: "):
+    with pytest.raises(gitrun.GitError, match="git rev-parse --verify failed: ") as err:
         light.git("rev-parse", "--verify", "no-such-ref")
+    assert err.value.command == ("rev-parse", "--verify", "no-such-ref")
+    assert err.value.status == 128
     assert light.git("rev-parse", "--verify", "-q", "nope", check=False) == b""
 
 
 def test_spawn_detached_feeds_stdin_and_returns(tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
     code = f"import sys; open({str(target)!r}, 'wb').write(sys.stdin.buffer.read())"
-    pid = runtime.spawn_detached(["-c", code], b"path\0sha\0", dict(os.environ))
+    pid = spawn.spawn_detached(["-c", code], b"path\0sha\0", dict(os.environ))
     assert pid > 0
     os.waitpid(pid, 0)  # the hook never waits; the test does, to read the result
     assert target.read_bytes() == b"path\0sha\0"
@@ -165,11 +150,11 @@ def test_a_log_goes_to_the_first_place_that_can_be_written_and_rotates(tmp_path:
     blocked = tmp_path / "file-not-folder"
     blocked.write_text("x")
     first, second = blocked / "genesis.log", tmp_path / "logs" / "genesis.log"
-    assert base.append_log([first, second], "one\n", rotate_at=10) == second
+    assert logfile.append_log([first, second], "one\n", rotate_at=10) == second
     assert second.read_text() == "one\n" and not first.exists()
-    assert base.append_log([second], "two\n", rotate_at=10) == second
+    assert logfile.append_log([second], "two\n", rotate_at=10) == second
     assert second.read_text() == "one\ntwo\n"
-    assert base.append_log([second], "three\n", rotate_at=5) == second  # 8 bytes > 5: rotated
+    assert logfile.append_log([second], "three\n", rotate_at=5) == second  # 8 bytes > 5: rotated
     assert second.read_text() == "three\n"
     assert (tmp_path / "logs" / "genesis.log.1").read_text() == "one\ntwo\n"
-    assert base.append_log([first], "lost\n") is None
+    assert logfile.append_log([first], "lost\n") is None

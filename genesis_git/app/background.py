@@ -4,7 +4,7 @@ so that the first search and the first impact are quick.
 
 It runs as ``python -m genesis_git.app.background``, detached, with the request on
 stdin and the session's build lock handed over as descriptor
-:data:`genesis_git.kernel.base.PASSED_FD`.  It lets go of the lock as soon as the base
+:data:`genesis_git.kernel.spawn.PASSED_FD`.  It lets go of the lock as soon as the base
 is saved (a search that waits for the base goes on then), and the kernel does
 if it dies.  Then it prepares the impact facts of the blobs that an older
 version cached without them (a blob chunked now got them where it was chunked).
@@ -20,7 +20,7 @@ from pathlib import Path
 from genesis_git.app.workspace import Workspace
 from genesis_git.impact import facts
 from genesis_git.kernel import locks
-from genesis_git.kernel.base import PASSED_FD
+from genesis_git.kernel.spawn import PASSED_FD
 from genesis_git.providers.embedders import embedder_id, get_embedder
 from genesis_git.search.session_index import session_index
 from genesis_git.store import sessionmap

@@ -86,8 +86,8 @@ def _dash_hint(exc: Any, args: list[str]) -> None:
 
 def _record(line: str, detail: str) -> object:
     """Append a bug's traceback, with the versions and the command, to ``genesis.log``."""
-    from genesis_git.kernel.base import append_log
     from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry
+    from genesis_git.kernel.logfile import append_log
 
     return append_log(_log_files(), log_entry(sys.argv, None, detail, __version__),
                       rotate_at=LOG_ROTATE_BYTES)

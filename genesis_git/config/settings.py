@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from genesis_git.kernel.base import DEFAULT_STORY_PATTERN
 from genesis_git.kernel.errors import ConfigError, GenesisError
+from genesis_git.kernel.storyid import DEFAULT_STORY_PATTERN
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,32 +1,26 @@
-"""The only module that talks to git.
+"""The repository: where it is, what git says of its working tree, its blobs and its log.
 
-Every call goes through :meth:`Repo.git`, which runs ``git`` as a subprocess
-with ``-z`` output wherever paths are involved, so that paths with spaces,
-unicode or newlines survive.
+Every git process goes through the one door, :mod:`genesis_git.kernel.gitrun` (its
+subprocess runner here), with ``-z`` output wherever paths are involved, so that paths
+with spaces, unicode or newlines survive.  GitPython is used here and nowhere else.
 """
 
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from genesis_git.kernel.base import LogCommit, log_args, no_git_env, split_log
-from genesis_git.kernel.base import project_id as base_project_id
 from genesis_git.kernel.errors import EnvironmentProblem, GenesisError
+from genesis_git.kernel.gitlog import LogCommit, log_args, split_log
+from genesis_git.kernel.gitrun import SUBPROCESS, GitError, GitResult, git_failed
+from genesis_git.kernel.gitrun import run_git as _run_git
+from genesis_git.kernel.storepath import project_id as base_project_id
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
-def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment without inherited ``GIT_*`` variables.
-
-    Hooks run with ``GIT_DIR``, ``GIT_INDEX_FILE`` and friends set; any git
-    call aimed at something other than the current repository must not see them.
-    """
-    return no_git_env(extra)
+if TYPE_CHECKING:
+    import subprocess
 
 
 def hash_blob(data: bytes) -> str:
@@ -51,13 +45,12 @@ def _spawn_git(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[subpr
     procs: list[subprocess.Popen[bytes]] = []
     try:
         for args in commands:
-            procs.append(subprocess.Popen(["git", *args], cwd=str(cwd), stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE))
-    except FileNotFoundError:
+            procs.append(SUBPROCESS.start(args, cwd))
+    except EnvironmentProblem:
         for proc in procs:  # pragma: no cover - git vanished between two calls
             proc.kill()
             proc.wait()
-        raise _git_missing() from None
+        raise
     return procs
 
 
@@ -73,7 +66,7 @@ def _collect_git(commands: Sequence[Sequence[str]], procs: Sequence[subprocess.P
             result.append(None)
         else:
             name = " ".join(a for a in args[:3] if not a.startswith("--"))
-            raise _git_failed(name, err, proc.returncode)
+            raise git_failed(args, proc.returncode, err, name)
     return result
 
 
@@ -89,31 +82,11 @@ def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
 
 def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
             env: Mapping[str, str] | None = None, check: bool = True,
-            timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+            timeout: float | None = None) -> GitResult:
     """``git args`` in ``cwd``, its output captured; with ``check``, a failure is one
-    :class:`~genesis_git.kernel.errors.GenesisError` line.  ``timeout`` lets
-    :class:`subprocess.TimeoutExpired` through (a network command that hangs)."""
-    try:
-        proc = subprocess.run(
-            ["git", *args], cwd=str(cwd), input=input, capture_output=True,
-            env=dict(env) if env is not None else None, timeout=timeout,
-        )
-    except FileNotFoundError:
-        raise _git_missing() from None
-    if check and proc.returncode != 0:
-        raise _git_failed(" ".join(args[:2]), proc.stderr, proc.returncode)
-    return proc
-
-
-def _git_missing() -> EnvironmentProblem:
-    return EnvironmentProblem("git is not installed or not on PATH",
-                              hint="install git 2.25 or newer")
-
-
-def _git_failed(name: str, stderr: bytes, returncode: int) -> GenesisError:
-    """One line: the command and the last line git wrote on stderr."""
-    msg = stderr.decode("utf-8", "replace").strip().splitlines()
-    return GenesisError(f"git {name} failed: {msg[-1] if msg else returncode}")
+    :class:`~genesis_git.kernel.gitrun.GitError` line.  A command that outlives ``timeout``
+    raises one with ``timed_out`` set (a network command that hangs)."""
+    return _run_git(args, cwd, input=input, env=env, check=check, timeout=timeout)
 
 
 def git_version() -> tuple[int, ...]:
@@ -182,7 +155,7 @@ class Repo:
         try:
             return str(git.Repo(self.root).git.worktree("list", "--porcelain"))
         except git.GitError as exc:  # pragma: no cover - git itself works when this is asked
-            raise GenesisError(str(exc)) from None
+            raise GitError(str(exc)) from None
 
     def log(self, fmt: str, *revs: str, options: Sequence[str] = (),
             names: bool = True) -> Iterator[LogCommit]:
@@ -190,16 +163,11 @@ class Repo:
         first unless ``options`` say otherwise, streamed.
 
         ``fmt`` is a ``--format`` placeholder string for the header of each commit
-        (``%ct``, ``%H%x02%B``); each :class:`~genesis_git.kernel.base.LogCommit` holds that
+        (``%ct``, ``%H%x02%B``); each :class:`~genesis_git.kernel.gitlog.LogCommit` holds that
         header as bytes and the paths the commit changed.  A caller that stops early
         stops git.  A revision git does not know ends the walk without an error.
         """
-        try:
-            proc = subprocess.Popen(["git", *log_args(fmt, revs, options, names)],
-                                    cwd=self.root, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL)
-        except FileNotFoundError:
-            raise _git_missing() from None
+        proc = SUBPROCESS.start(log_args(fmt, revs, options, names), self.root, stderr=False)
         assert proc.stdout is not None
         out = proc.stdout
         try:

@@ -185,7 +185,8 @@ def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]
         mode = "background"
     if mode == "off":
         return
-    from genesis_git.kernel.base import no_git_env, spawn_detached
+    from genesis_git.kernel.gitrun import no_git_env
+    from genesis_git.kernel.spawn import spawn_detached
     from genesis_git.store.blobs import missing_blobs
 
     try:
@@ -266,7 +267,7 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
             sys.stderr.write(f"genesis: warning: {warned[0]}\n")
     except Exception as exc:  # the user's push goes on whatever happened here
         reason = str(exc).strip().splitlines()
-        if type(exc).__name__ == "TimeoutExpired":
+        if getattr(exc, "timed_out", False):
             reason = [f"no answer from {remote} within the time limit"]
         sys.stderr.write("genesis: warning: the story ledger was not pushed "
                          f"({reason[-1] if reason else type(exc).__name__}); "

@@ -1,11 +1,13 @@
 """What the hooks need, at the smallest import cost: git, the repository, the store.
 
 Every commit starts Python twice (commit-msg, post-commit), so this module
-imports nothing beyond ``os``, ``select``, :mod:`genesis_git.kernel.base` and (when the
-store is used) ``sqlite3`` and, for a store that needs them, the migrations.  ``subprocess``, ``pathlib``, ``dataclasses``
-and ``tomllib`` each cost more than a bare interpreter start here, so:
+imports nothing beyond ``os``, the kernel (standard library only) and (when the
+store is used) ``sqlite3`` and, for a store that needs them, the migrations.
+``subprocess``, ``pathlib``, ``dataclasses`` and ``tomllib`` each cost more than a
+bare interpreter start here, so:
 
-* git runs through ``os.posix_spawnp`` (:func:`run_git`);
+* git runs through the one door's ``posix_spawnp`` runner
+  (:data:`genesis_git.kernel.gitrun.SPAWN`);
 * :class:`HookRepo` has the attributes of :class:`genesis_git.git.repo.Repo` that the
   story modules use, with ``str`` paths;
 * :func:`genesis_git.stories.commits.story_settings` (beside the rules it makes)
@@ -15,11 +17,12 @@ and ``tomllib`` each cost more than a bare interpreter start here, so:
   :func:`genesis_git.config.settings.load_config` decides;
 * :func:`open_store` applies the pragmas of :func:`genesis_git.store.connect.connect`
   and runs the migrations when the store's ``PRAGMA user_version`` is not
-  :data:`genesis_git.kernel.base.SCHEMA_VERSION`.
+  :data:`genesis_git.kernel.storepath.SCHEMA_VERSION`.
 
-The store's name, location, page size and busy timeout, the cleaned git
-environment and the detached spawn come from :mod:`genesis_git.kernel.base`, which
-the full package uses too.
+The store's name, location, page size and busy timeout come from
+:mod:`genesis_git.kernel.storepath`, the git environment and errors from
+:mod:`genesis_git.kernel.gitrun` and the detached spawn from
+:mod:`genesis_git.kernel.spawn`, which the full package uses too.
 
 Tests hold each of these equal to the full implementation it stands in for.
 """
@@ -27,91 +30,32 @@ Tests hold each of these equal to the full implementation it stands in for.
 from __future__ import annotations
 
 import os
-import select
 
-from genesis_git.kernel.base import (
+from genesis_git.kernel.gitlog import log_args, split_log
+from genesis_git.kernel.gitrun import SPAWN, run_git
+from genesis_git.kernel.storepath import (
     DB_NAME,
-    DEFAULT_STORY_PATTERN,
     PAGE_SIZE,
     SCHEMA_VERSION,
     WAL_LIMIT,
     busy_timeout_ms,
-    log_args,
-    no_git_env,
     schema_version,
-    spawn_detached,
-    split_log,
 )
-from genesis_git.kernel.base import project_id as _project_id
-from genesis_git.kernel.base import store_dir as _store_dir
+from genesis_git.kernel.storepath import project_id as _project_id
+from genesis_git.kernel.storepath import store_dir as _store_dir
+from genesis_git.kernel.storyid import DEFAULT_STORY_PATTERN
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than the hook's work
 
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Iterator, Mapping, Sequence
-    from typing import Any
 
     from genesis_git.git.repo import Repo
-    from genesis_git.kernel.base import LogCommit
+    from genesis_git.kernel.gitlog import LogCommit
 
 DEFAULT_PATTERN = DEFAULT_STORY_PATTERN
-__all__ = ["DEFAULT_PATTERN", "GitFailed", "HookRepo", "no_git_env", "open_store", "run_git",
-           "spawn_detached", "store_dir", "store_path"]
-
-
-class GitFailed(Exception):
-    """A git command of a hook exited non-zero."""
-
-
-def run_git(args: Sequence[str], *, input: bytes | None = None,
-            env: Mapping[str, str] | None = None) -> tuple[int, bytes, bytes]:
-    """``git args`` in the current directory: (exit code, stdout, stderr)."""
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    in_r, in_w = os.pipe() if input is not None else (-1, -1)
-    actions: list[tuple[Any, ...]] = [(os.POSIX_SPAWN_DUP2, out_w, 1),
-                                      (os.POSIX_SPAWN_DUP2, err_w, 2)]
-    if input is not None:
-        actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
-    else:
-        actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
-    try:
-        pid = os.posix_spawnp("git", ["git", *args], dict(env) if env is not None else os.environ,
-                              file_actions=actions)
-    finally:
-        for fd in (out_w, err_w, in_r):
-            if fd >= 0:
-                os.close(fd)
-    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    readers = [out_r, err_r]
-    writers = [in_w] if input is not None else []
-    pending = memoryview(input or b"")
-    if writers:
-        os.set_blocking(in_w, False)
-        if not pending:
-            os.close(in_w)
-            writers = []
-    while readers or writers:
-        ready_r, ready_w, _ = select.select(readers, writers, [])
-        for fd in ready_w:
-            try:
-                n = os.write(fd, pending[:65536])
-            except BrokenPipeError:
-                n = len(pending)
-            pending = pending[n:]
-            if not pending:
-                os.close(fd)
-                writers = []
-        for fd in ready_r:
-            data = os.read(fd, 65536)
-            if data:
-                chunks[fd].append(data)
-            else:
-                os.close(fd)
-                readers.remove(fd)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks[out_r]), b"".join(chunks[err_r])
+__all__ = ["DEFAULT_PATTERN", "HookRepo", "open_store", "store_dir", "store_path"]
 
 
 class HookRepo:
@@ -124,10 +68,10 @@ class HookRepo:
 
     @classmethod
     def discover(cls) -> HookRepo:
-        code, out, _ = run_git(["rev-parse", "--is-bare-repository", "--git-dir",
-                                "--git-common-dir", "--show-toplevel"])
-        lines = out.decode("utf-8", "surrogateescape").splitlines()
-        if code != 0 or len(lines) < 4 or lines[0].strip() != "false":
+        res = run_git(["rev-parse", "--is-bare-repository", "--git-dir", "--git-common-dir",
+                       "--show-toplevel"], check=False, runner=SPAWN)
+        lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if res.returncode != 0 or len(lines) < 4 or lines[0].strip() != "false":
             from genesis_git.git.repo import find_repo
 
             repo = find_repo()  # raises the error that explains what is wrong
@@ -143,17 +87,13 @@ class HookRepo:
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
             env: Mapping[str, str] | None = None) -> bytes:
-        code, out, err = run_git(args, input=input, env=env)
-        if check and code != 0:
-            msg = err.decode("utf-8", "replace").strip().splitlines()
-            raise GitFailed(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else code}")
-        return out
+        return run_git(args, input=input, env=env, check=check, runner=SPAWN).stdout
 
     def log(self, fmt: str, *revs: str, options: Sequence[str] = (),
             names: bool = True) -> Iterator[LogCommit]:
         """As :meth:`genesis_git.git.repo.Repo.log`, read in one piece (a hook walks little)."""
-        code, out, _ = run_git(log_args(fmt, revs, options, names))
-        return split_log([out] if code == 0 else [])
+        res = run_git(log_args(fmt, revs, options, names), check=False, runner=SPAWN)
+        return split_log([res.stdout] if res.returncode == 0 else [])
 
     def to_repo(self) -> Repo:
         from pathlib import Path

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from genesis_git.impact.corpus import Corpus, FileDoc
+from genesis_git.impact.corpus import Corpus
 from genesis_git.impact.graph import Graph, Table, build_graph, column_tokens
 from genesis_git.impact.history import (
     History,
@@ -42,8 +42,6 @@ from genesis_git.text.tokens import tokenize
 
 PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
 SEED_SIGNALS = {"text", "path", "named", "definition"}
-SIGNALS = ("text", "path", "named", "definition", "graph", "fields", "cochange", "commits", "churn",
-           "story")
 
 
 @dataclass
@@ -381,7 +379,3 @@ def _graph_signal(corpus: Corpus, graph: Graph, q: QueryInfo, seeds: dict[str, f
     for p, v in raw.items():
         reasons[p]["graph"] = reasons[p].get("graph", 0.0) + w.graph * min(1.0, v)
         notes[p]["graph"] = [s for _, s in sorted(why[p], key=lambda x: (-x[0], x[1]))][:3]
-
-
-def file_docs(corpus: Corpus, ranking: Ranking, k: int) -> list[tuple[FileScore, FileDoc]]:
-    return [(f, corpus.files[f.path]) for f in ranking.files[:k]]

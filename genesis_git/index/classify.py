@@ -2,6 +2,13 @@
 
 What each field means: docs/explanation/sessions-and-cache.md, "Metadata".
 
+Globs follow git's wildmatch rules as GitHub reads them in CODEOWNERS (matched with
+``pathspec``): a pattern without a slash (or with one only at its end) matches at any
+depth; one with a slash elsewhere, or a leading ``/``, is anchored at the root; ``*``
+stays within one folder and ``**`` crosses folders; ``[ch]`` is a class; a pattern
+that matches a folder matches everything in it, except that a last segment ``*``
+(``docs/*``) matches only the folder's direct children.
+
 Artifact type, first match wins:
 
 1. ``classify.rules`` from config (glob -> type);
@@ -21,7 +28,6 @@ for old files.  A dirty file's age comes from its mtime.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -37,7 +43,7 @@ _PATH_RULES: tuple[tuple[str, str], ...] = (
     ("**/openapi*.*", "API"), ("**/swagger*.*", "API"), ("**/*.proto", "API"),
     ("**/*.graphql", "API"), ("**/routes/**", "API"), ("**/routes.*", "API"),
     ("**/routers/**", "API"), ("**/urls.py", "API"), ("docs/api/**", "API"),
-    ("docs/req*/**", "REQ"), ("docs/req*", "REQ"), ("**/requirements/**.md", "REQ"),
+    ("docs/req*/**", "REQ"), ("docs/req*", "REQ"), ("**/requirements/**/*.md", "REQ"),
     ("**/prd/**", "REQ"), ("**/stories/**", "REQ"), ("**/*需求*", "REQ"),
     ("docs/arch*/**", "ARCH"), ("docs/arch*", "ARCH"), ("**/adr/**", "ARCH"),
     ("**/adrs/**", "ARCH"), ("**/decisions/**", "ARCH"), ("**/ARCHITECTURE*", "ARCH"),
@@ -46,7 +52,7 @@ _PATH_RULES: tuple[tuple[str, str], ...] = (
 
 _UI_EXTENSIONS = {".html", ".htm", ".jinja", ".jinja2", ".j2", ".vue", ".svelte", ".jsx", ".tsx",
                   ".css", ".scss", ".sass", ".less", ".hbs", ".mustache", ".ejs", ".erb"}
-_UI_PATHS = ("**/templates/**", "**/components/**", "**/ui/**", "**/pages/**", "**/views/**.html")
+_UI_PATHS = ("**/templates/**", "**/components/**", "**/ui/**", "**/pages/**", "**/views/**/*.html")
 
 _DDL_VERB = re.compile(r"\b(?:create|alter|drop)\s+\Z")  # just before "table", lower-cased
 _ROUTE = re.compile(r"@(app|router|bp|blueprint|api)\.(get|post|put|patch|delete|route)\b|"
@@ -93,37 +99,35 @@ def _has_ddl(low: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _glob_re(pattern: str) -> re.Pattern[str]:
-    """A glob where ``**`` crosses folders and ``*`` does not."""
-    out = ""
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out += "(?:.*/)?"
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out += ".*"
-            i += 2
-            continue
-        if c == "*":
-            out += "[^/]*"
-        elif c == "?":
-            out += "[^/]"
-        else:
-            out += re.escape(c)
-        i += 1
-    return re.compile(out + r"\Z")
+def _glob_re(pattern: str) -> tuple[re.Pattern[str] | None, bool]:
+    """``pattern`` compiled by ``pathspec`` (``None``: it matches nothing, a blank line or
+    a negation standing alone), and whether only a match of the whole path counts (a
+    last segment ``*`` names a folder's direct children, not what lies deeper)."""
+    import warnings
+
+    import pathspec  # imported on the first glob: search and the hooks rarely need one
+
+    with warnings.catch_warnings():
+        # pathspec 1.x deprecates the name "gitwildmatch" for "gitignore", whose patterns
+        # compile differently; the wildmatch pattern is the one 0.12 and 1.x share
+        warnings.simplefilter("ignore", DeprecationWarning)
+        compiled = pathspec.PathSpec.from_lines("gitwildmatch", [pattern]).patterns
+    rule = compiled[0] if compiled else None
+    regex = getattr(rule, "regex", None)
+    if rule is None or not rule.include or regex is None:
+        return None, False
+    return regex, pattern.rstrip().endswith("/*")
 
 
 def glob_match(path: str, pattern: str) -> bool:
-    """Match a repository path against a glob; a pattern without ``/`` matches the base name too."""
-    if _glob_re(pattern).match(path):
-        return True
-    if "/" not in pattern:
-        return _glob_re(pattern).match(path.rsplit("/", 1)[-1]) is not None
-    return False
+    """Whether the repository path ``path`` matches the glob ``pattern`` (see the module's
+    docstring for the rules)."""
+    regex, whole = _glob_re(pattern)
+    if regex is None:
+        return False
+    m = regex.match(path)
+    # pathspec names the slash after a matched folder ``ps_d``: set, the path lies inside it
+    return m is not None and (not whole or m.groupdict().get("ps_d") is None)
 
 
 def any_glob(path: str, patterns: Iterable[str]) -> bool:
@@ -192,10 +196,10 @@ CODEOWNERS_PATHS = ("CODEOWNERS", ".github/CODEOWNERS", ".gitlab/CODEOWNERS", "d
 
 
 class CodeOwners:
-    """GitHub-style CODEOWNERS: the last matching rule wins."""
+    """GitHub's CODEOWNERS: the last rule whose pattern matches the path names its owners."""
 
     def __init__(self, text: str = ""):
-        self.rules: list[tuple[re.Pattern[str], str]] = []
+        self.rules: list[tuple[str, str]] = []
         for raw in text.splitlines():
             line = raw.strip()
             if not line or line.startswith("#") or line.startswith("["):
@@ -203,25 +207,10 @@ class CodeOwners:
             parts = line.split()
             if len(parts) < 2:
                 continue
-            self.rules.append((self._compile(parts[0]), " ".join(parts[1:])))
-
-    @staticmethod
-    def _compile(pattern: str) -> re.Pattern[str]:
-        anchored = pattern.startswith("/") or "/" in pattern.rstrip("/")
-        pat = pattern.lstrip("/")
-        if pat.endswith("/"):
-            pat += "**"
-        body = _glob_re(pat).pattern[:-2]  # drop the \Z
-        prefix = "" if anchored else "(?:.*/)?"
-        return re.compile(prefix + body + r"(?:/.*)?\Z")
+            self.rules.append((parts[0], " ".join(parts[1:])))
 
     def owner(self, path: str) -> str | None:
-        found = None
-        for regex, owners in self.rules:
-            if regex.match(path):
-                found = owners
-        return found
-
-
-def match_any(path: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(path, p) or glob_match(path, p) for p in patterns)
+        for pattern, owners in reversed(self.rules):
+            if glob_match(path, pattern):
+                return owners
+        return None

@@ -77,7 +77,7 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
     source_doc = _resolve_doc(ctx.repo, doc) if doc else None
     current = active_session(ctx.conn, ctx.repo)
     if current is not None and new:
-        end(ctx, current["id"], carry_to=None)
+        end(ctx, current["id"])
         current = None
     started = False
     if current is None:
@@ -135,7 +135,7 @@ def ensure_session(ctx: Context, *, refresh: bool = True,
     return str(current["id"])
 
 
-def end(ctx: Context, session_id: str | None = None, carry_to: str | None = None) -> str:
+def end(ctx: Context, session_id: str | None = None) -> str:
     """End a session; its map (derived data) is dropped, its notes stay in the ledger."""
     if session_id is None:
         current = active_session(ctx.conn, ctx.repo)

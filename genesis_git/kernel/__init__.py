@@ -1,4 +1,6 @@
 """The kernel: standard library only, importable by the git hooks.
 
-Store paths and the schema version, the git environment policy, spawning, the ``git log``
-parser, transactions, locks, errors and health-check findings."""
+``storepath`` (the store's layout and schema version), ``gitrun`` (the one door to git:
+its environment policy, runners and ``GitError``), ``gitlog`` (the ``git log`` walker),
+``spawn`` (detached children), ``transaction``, ``locks``, ``logfile``, ``storyid``,
+``errors`` and ``findings`` (what a health check reports)."""

@@ -99,9 +99,9 @@ def _failure(exc: Exception, g: Genesis | None, work: Callable[..., Any]) -> str
     """The server's side of the one error gate (:func:`genesis_git.kernel.errors.handle`):
     the tool error's one line; a bug's traceback goes to the repository's log (else the user
     cache's), never to stderr."""
-    from genesis_git.kernel.base import append_log
     from genesis_git.kernel.errors import handle
     from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry, user_cache_log
+    from genesis_git.kernel.logfile import append_log
 
     tool = work.__qualname__.split(".<locals>.")[-2:-1] or ["?"]
 

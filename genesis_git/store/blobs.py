@@ -13,7 +13,7 @@ standard library.
 
 from __future__ import annotations
 
-from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.transaction import Transaction
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:

@@ -8,8 +8,9 @@ import time
 from pathlib import Path
 
 from genesis_git.git.repo import Repo
-from genesis_git.kernel import base
-from genesis_git.kernel.base import (
+from genesis_git.kernel import storepath
+from genesis_git.kernel.errors import StoreError, store_error
+from genesis_git.kernel.storepath import (
     DB_NAME,
     LOG_NAME,
     PAGE_SIZE,
@@ -17,7 +18,7 @@ from genesis_git.kernel.base import (
     WAL_LIMIT,
     busy_timeout_ms,
 )
-from genesis_git.kernel.errors import StoreError, store_error
+from genesis_git.kernel.transaction import Transaction
 from genesis_git.store.migrations import migrate
 
 __all__ = ["DB_NAME", "LOG_NAME", "PAGE_SIZE", "SEARCH_DIR", "attach_readonly", "busy_timeout_ms",
@@ -27,7 +28,7 @@ __all__ = ["DB_NAME", "LOG_NAME", "PAGE_SIZE", "SEARCH_DIR", "attach_readonly", 
 
 def store_dir(repo: Repo) -> Path:
     """``$GENESIS_HOME`` if set, else ``<git common dir>/genesis``."""
-    return Path(base.store_dir(str(repo.common_dir)))
+    return Path(storepath.store_dir(str(repo.common_dir)))
 
 
 def store_path(repo: Repo) -> Path:
@@ -145,9 +146,9 @@ def _enable_wal(conn: sqlite3.Connection, path: str) -> None:
         time.sleep(0.05)  # pragma: no cover - only when another process holds the lock
 
 
-def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> base.Transaction:
+def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Transaction:
     """One write transaction; ``BEGIN IMMEDIATE`` so that writers queue on the busy timeout."""
-    return base.Transaction(conn, "BEGIN IMMEDIATE" if immediate else "BEGIN")
+    return Transaction(conn, "BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 # -- reading a damaged store -----------------------------------------------------------------

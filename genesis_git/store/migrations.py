@@ -3,7 +3,7 @@
 Each migration is a function ``mNNN_name(conn)``; it runs in one transaction
 and is recorded by name.  They run every time the store is opened.  The
 number of migrations is also written to ``PRAGMA user_version``;
-:data:`genesis_git.kernel.base.SCHEMA_VERSION` names the same number (a test holds
+:data:`genesis_git.kernel.storepath.SCHEMA_VERSION` names the same number (a test holds
 them equal), so that the hooks see that a store is up to date without
 importing this module.  A store that records a migration this version does not know was written by a newer
 genesis and is refused.
@@ -29,8 +29,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from genesis_git.kernel.base import schema_version
 from genesis_git.kernel.errors import StoreError
+from genesis_git.kernel.storepath import schema_version
 
 ARTIFACT_TYPES = ("REQ", "ARCH", "API", "DB", "UI", "CODE", "OTHER")
 SESSION_ROLES = ("analysis", "doc_change", "note", "decision", "risk", "test_model")

@@ -94,13 +94,6 @@ def search_rows(conn: sqlite3.Connection, session_id: str) -> list[tuple[Any, ..
         "WHERE m.session_id=? ORDER BY m.path", (session_id,)).fetchall()
 
 
-def path_types(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, str]]:
-    """``(path, artifact_type)`` of every path of the session."""
-    return [(r[0], r[1]) for r in conn.execute(
-        "SELECT path, artifact_type FROM rag_session_chunk_map WHERE session_id=?",
-        (session_id,))]
-
-
 def doc_version(conn: sqlite3.Connection, session_id: str, path: str) -> str | None:
     """The blob the session maps at ``path`` (``None`` when it maps nothing there)."""
     row = conn.execute("SELECT doc_version FROM rag_session_chunk_map "

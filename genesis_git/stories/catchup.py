@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.transaction import Transaction
 from genesis_git.store import kv
 from genesis_git.stories.binding import BindResult, apply, history_sessions
 from genesis_git.stories.commits import StoryRules, changed_files, story_ids, walk_commits

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from os import PathLike
     from typing import Any, Protocol
 
-    from genesis_git.kernel.base import LogCommit
+    from genesis_git.kernel.gitlog import LogCommit
 
     class GitRepo(Protocol):
         """What the story modules need of a repository: :class:`genesis_git.git.repo.Repo`,

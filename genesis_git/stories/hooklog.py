@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from genesis_git import __version__
 from genesis_git.git.repo import Repo
-from genesis_git.kernel.base import append_log
 from genesis_git.kernel.log import log_entry
+from genesis_git.kernel.logfile import append_log
 from genesis_git.store.connect import store_dir
 
 if TYPE_CHECKING:

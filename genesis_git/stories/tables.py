@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.transaction import Transaction
 from genesis_git.store import ledger as ledger_rows
 from genesis_git.store import sessions as session_rows
 from genesis_git.store import stories as story_rows
@@ -43,7 +43,7 @@ def now() -> str:
 
 
 def immediate(conn: sqlite3.Connection) -> Transaction:
-    """One write transaction (``BEGIN IMMEDIATE``): :class:`genesis_git.kernel.base.Transaction`."""
+    """One write transaction (``BEGIN IMMEDIATE``): :class:`genesis_git.kernel.transaction.Transaction`."""
     return Transaction(conn)
 
 

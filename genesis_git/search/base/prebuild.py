@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from genesis_git.kernel import locks
-from genesis_git.kernel.base import no_git_env, spawn_detached
+from genesis_git.kernel.gitrun import no_git_env
+from genesis_git.kernel.spawn import spawn_detached
 from genesis_git.store import sessionmap
 from genesis_git.store.connect import search_base_path
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from genesis_git.git.repo import run_git
+from genesis_git.kernel.gitrun import GitError, no_git_env, run_git
 from genesis_git.stories.ledger.records import (
     FORMAT,
     LEDGER_REF,
@@ -29,29 +29,14 @@ from genesis_git.stories.ledger.records import (
     union_lines,
 )
 
-_KEEP = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-         "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_SSH", "GIT_SSH_COMMAND",
-         "GIT_TERMINAL_PROMPT", "GIT_ASKPASS")
-
-
-class GitError(Exception):
-    """A git command of the ledger failed."""
-
-
-def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment without inherited ``GIT_*`` (a hook's ``GIT_DIR`` must not leak)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
-    env.update(extra or {})
-    return env
-
 
 def git(root: str | Path, *args: str, input: bytes | None = None, check: bool = True,
         env: dict[str, str] | None = None, timeout: float | None = None) -> bytes:
-    proc = run_git(args, root, input=input, env=env or git_env(), check=False, timeout=timeout)
-    if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
-    return proc.stdout
+    """``git args`` in ``root`` through the one door, without the inherited ``GIT_*``
+    variables (:func:`~genesis_git.kernel.gitrun.no_git_env`) unless ``env`` is given; a
+    failure is a :class:`~genesis_git.kernel.gitrun.GitError`."""
+    return run_git(args, root, input=input, env=env or no_git_env(), check=check, timeout=timeout,
+                   name=args[0]).stdout
 
 
 def resolve(root: str | Path, ref: str) -> str | None:
@@ -161,7 +146,7 @@ def read_records(repo_root: str | Path, ref: str | None = None, *,
 def _identity_env(root: str | Path) -> dict[str, str]:
     """A commit identity for ledger commits: the user's, else a neutral one (a ledger
     write must not fail because ``user.email`` is unset)."""
-    env = git_env()
+    env = no_git_env()
     for who in ("AUTHOR", "COMMITTER"):
         for part, key in (("NAME", "user.name"), ("EMAIL", "user.email")):
             var = f"GIT_{who}_{part}"
@@ -205,7 +190,7 @@ def update_ref(root: str | Path, ref: str, new: str, old: str | None, reason: st
     """Move ``ref`` to ``new`` only if it still points at ``old`` (``None``: only if it
     does not exist): git's own compare-and-swap.  False when someone else moved it."""
     zero = "0" * len(new)
-    return run_git(["update-ref", "-m", reason, ref, new, old or zero], root, env=git_env(),
+    return run_git(["update-ref", "-m", reason, ref, new, old or zero], root, env=no_git_env(),
                    check=False).returncode == 0
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.git.repo import run_git
+from genesis_git.kernel.gitrun import no_git_env
 from genesis_git.store import stories as story_rows
 from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
@@ -150,7 +151,7 @@ def sync_lock(store_dir: Path) -> Iterator[None]:
 
 
 def _is_ledger(root: str | Path, commit: str) -> bool:
-    return run_git(["cat-file", "-e", f"{commit}:{R.MARKER}"], root, env=G.git_env(),
+    return run_git(["cat-file", "-e", f"{commit}:{R.MARKER}"], root, env=no_git_env(),
                    check=False).returncode == 0
 
 
@@ -263,7 +264,7 @@ def _merge_into_local(root: str | Path, theirs: str | None,
 def _push(root: str | Path, remote: str, timeout: float | None) -> tuple[bool, bool, str]:
     """``(pushed, rejected because the remote moved, message)``."""
     proc = run_git(["push", "--porcelain", "--quiet", "--no-verify", remote,
-                    f"{R.LEDGER_REF}:{R.LEDGER_REF}"], root, env=G.git_env(), check=False,
+                    f"{R.LEDGER_REF}:{R.LEDGER_REF}"], root, env=no_git_env(), check=False,
                    timeout=timeout)
     text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
     if proc.returncode == 0:

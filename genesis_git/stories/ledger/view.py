@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.transaction import Transaction
 from genesis_git.store import kv
 from genesis_git.store import ledger as ledger_rows
 from genesis_git.store import stories as story_rows
