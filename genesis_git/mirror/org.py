@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.kernel.vocabulary import ROLE_ORDER
 from genesis_git.mirror import schema
 from genesis_git.stories.context import artifact_body, artifact_lines, artifact_sections
 from genesis_git.text.quoting import quote_path
 
-ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 COMMIT_SOURCE = "commit"
 
 

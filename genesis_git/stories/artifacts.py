@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
 from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.kernel.vocabulary import NOTE_ROLES
 from genesis_git.store.connect import transaction
-from genesis_git.store.migrations import SESSION_ROLES
 from genesis_git.stories import tables as ledger
 
 if TYPE_CHECKING:
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 
 def check_role(role: str) -> None:
-    if role not in SESSION_ROLES:
-        raise UsageError(f"unknown role {role!r}", hint="choose from " + ", ".join(SESSION_ROLES))
+    if role not in NOTE_ROLES:
+        raise UsageError(f"unknown role {role!r}", hint="choose from " + ", ".join(NOTE_ROLES))
 
 
 def author(repo: Repo) -> str | None:

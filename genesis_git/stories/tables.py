@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 
 from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.vocabulary import ROLE_ORDER, STATUS_DRAFT, STATUS_IN_PROGRESS
 from genesis_git.stories.ledger import outbox
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from genesis_git.stories.commits import GitRepo
 
 COMMIT_SOURCE = "commit"
-ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 
 
 def now() -> str:
@@ -98,7 +98,7 @@ def _move_status(conn: sqlite3.Connection, story_id: str, old: str, new: str) ->
 
 def promote(conn: sqlite3.Connection, story_id: str) -> bool:
     """A ``draft`` story that gets a commit moves to ``in_progress``."""
-    return _move_status(conn, story_id, "draft", "in_progress")
+    return _move_status(conn, story_id, STATUS_DRAFT, STATUS_IN_PROGRESS)
 
 
 def touch(conn: sqlite3.Connection, story_id: str, by: str | None = None) -> None:
@@ -199,7 +199,7 @@ def set_baseline(conn: sqlite3.Connection, story_id: str, sha: str | None) -> bo
 
 def set_draft(conn: sqlite3.Connection, story_id: str) -> bool:
     """An ``in_progress`` story whose commits all left goes back to ``draft``."""
-    return _move_status(conn, story_id, "in_progress", "draft")
+    return _move_status(conn, story_id, STATUS_IN_PROGRESS, STATUS_DRAFT)
 
 
 _KEY_FIELDS = ("role", "doc_id", "path", "section", "change_type", "note_id")
@@ -317,7 +317,7 @@ def list_records(conn: sqlite3.Connection, status: str | None = None) -> list[di
 
 def check_status(status: str) -> None:
     from genesis_git.kernel.errors import UsageError
-    from genesis_git.store.migrations import STORY_STATUSES
+    from genesis_git.kernel.vocabulary import STORY_STATUSES
 
     if status not in STORY_STATUSES:
         raise UsageError(f"unknown status {status!r}",
@@ -326,7 +326,7 @@ def check_status(status: str) -> None:
 
 def check_link_type(link_type: str) -> None:
     from genesis_git.kernel.errors import UsageError
-    from genesis_git.store.migrations import LINK_TYPES
+    from genesis_git.kernel.vocabulary import LINK_TYPES
 
     if link_type not in LINK_TYPES:
         raise UsageError(f"unknown link type {link_type!r}",

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.kernel.base import Transaction
+from genesis_git.kernel.vocabulary import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
 from genesis_git.store import kv
-from genesis_git.store.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
 from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
 from genesis_git.stories.ledger.records import Record, Warn
