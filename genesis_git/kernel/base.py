@@ -22,6 +22,8 @@ from __future__ import annotations
 import os
 import sys
 
+from genesis_git.kernel import environment
+
 TYPE_CHECKING = False  # not `typing`: importing it costs more than a hook's work
 if TYPE_CHECKING:
     import sqlite3
@@ -46,7 +48,7 @@ KEEP_GIT_VARS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
 
 def store_dir(common_dir: str) -> str:
     """``$GENESIS_HOME`` if set, else ``<git common dir>/genesis``."""
-    home = os.environ.get("GENESIS_HOME")
+    home = environment.HOME.raw()
     if home:
         return os.path.expanduser(home)
     return os.path.join(common_dir, "genesis")
@@ -61,10 +63,7 @@ def project_id(common_dir: str) -> str:
 
 def busy_timeout_ms() -> int:
     """``$GENESIS_BUSY_TIMEOUT_MS``, else 10 s."""
-    try:
-        return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))
-    except ValueError:
-        return DEFAULT_BUSY_MS
+    return int(environment.BUSY_TIMEOUT_MS.number())
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

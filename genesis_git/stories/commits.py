@@ -14,6 +14,8 @@ whole batch of commits; a merge is compared with its first parent.
 
 from __future__ import annotations
 
+from genesis_git.kernel.environment import parse_bool, setting_variable
+
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
     import re
@@ -339,7 +341,8 @@ def unrecognised_id(subject: str) -> str | None:
 
 # -- the settings, as the hooks read them -----------------------------------------------
 
-LIGHT_ENV = ("GENESIS_STORY_PATTERN", "GENESIS_STORY_REQUIRE_STORY")
+LIGHT_ENV = (setting_variable("story", "pattern"), setting_variable("story", "require_story"))
+STORY_ENV_PREFIX = setting_variable("story", "")
 
 
 def _mentions_story(path: str) -> bool:
@@ -351,26 +354,17 @@ def _mentions_story(path: str) -> bool:
         return False
 
 
-def _env_bool(text: str) -> bool | None:
-    low = text.strip().lower()
-    if low in {"1", "true", "yes", "on"}:
-        return True
-    if low in {"0", "false", "no", "off", ""}:
-        return False
-    return None
-
-
 def story_settings(root: str) -> StoryRules:
     """The ``story.*`` settings for the worktree at ``root``: read from the environment
     alone when no configuration file mentions stories (the hooks' fast path), else by the
     real loader, which also says what is wrong."""
     import os
-    require_env = os.environ.get("GENESIS_STORY_REQUIRE_STORY")
+    require_env = os.environ.get(LIGHT_ENV[1])
     needs_full = any(_mentions_story(os.path.join(root, name))
                      for name in ("pyproject.toml", ".genesis.toml"))
-    if require_env is not None and _env_bool(require_env) is None:
+    if require_env is not None and parse_bool(require_env) is None:
         needs_full = True  # let the real loader say what is wrong
-    if any(k.startswith("GENESIS_STORY_") and k not in LIGHT_ENV for k in os.environ):
+    if any(k.startswith(STORY_ENV_PREFIX) and k not in LIGHT_ENV for k in os.environ):
         needs_full = True
     if needs_full:
         from pathlib import Path
@@ -378,5 +372,5 @@ def story_settings(root: str) -> StoryRules:
         from genesis_git.config.settings import load_config
 
         return StoryRules.from_config(load_config(Path(root)))
-    pattern = os.environ.get("GENESIS_STORY_PATTERN", DEFAULT_PATTERN)
-    return StoryRules(pattern, require=bool(require_env is not None and _env_bool(require_env)))
+    pattern = os.environ.get(LIGHT_ENV[0], DEFAULT_PATTERN)
+    return StoryRules(pattern, require=bool(require_env is not None and parse_bool(require_env)))
