@@ -33,6 +33,8 @@ demo: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m genesis_git.cli.docs > docs/cli.md
+	$(BIN)/python -m genesis_git.config.reference configuration > docs/reference/configuration.md
+	$(BIN)/python -m genesis_git.config.reference environment > docs/reference/environment.md
 
 bench: $(STAMP)
 	$(BIN)/python bench/index_bench.py

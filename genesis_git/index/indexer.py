@@ -28,7 +28,7 @@ from genesis_git.index.metadata import Metadata
 from genesis_git.index.prepare import Prepared, prepare_many
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.index.state import known_state, remember_state, state_key
-from genesis_git.kernel.environment import TEST_PAUSE_AFTER_BATCH
+from genesis_git.kernel.base import ENV_TEST_PAUSE_AFTER_BATCH
 from genesis_git.providers.embedders import embedder_from_config
 from genesis_git.store import kv, sessionmap
 from genesis_git.store.connect import transaction
@@ -162,13 +162,13 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
 def _pause_for_tests() -> None:
     """``GENESIS_TEST_PAUSE_AFTER_BATCH=FILE``, for tests only: once the first batch is
     committed, create FILE and wait, so that a test can kill the indexer mid-way."""
-    marker = TEST_PAUSE_AFTER_BATCH.raw()
+    marker = ENV_TEST_PAUSE_AFTER_BATCH.raw()
     if marker:  # pragma: no cover - the process is killed while it waits
         Path(marker).touch()
         time.sleep(120)
 
 
-PAUSE_VAR = TEST_PAUSE_AFTER_BATCH.name
+PAUSE_VAR = ENV_TEST_PAUSE_AFTER_BATCH.name
 
 
 def _disk_size(path: Path) -> int | None:

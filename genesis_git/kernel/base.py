@@ -9,6 +9,9 @@ imports nothing beyond ``os`` and ``sys`` at load time.  It is the one home of
   ``PRAGMA user_version``;
 * the environment a git command that is not the hook's own must run in
   (:func:`no_git_env`), and a detached child process (:func:`spawn_detached`);
+* every ``GENESIS_*`` environment variable that is not a setting (:class:`Variable`,
+  :data:`ENV_VARIABLES`), the name of a setting's variable (:func:`setting_variable`) and
+  the words a boolean one takes (:func:`parse_bool`);
 * how ``git log`` is asked and read (:func:`log_args`, :func:`split_log`): the
   one walker of history, for :meth:`genesis_git.git.repo.Repo.log` and the hooks'
   repository alike.
@@ -21,8 +24,6 @@ from __future__ import annotations
 
 import os
 import sys
-
-from genesis_git.kernel import environment
 
 TYPE_CHECKING = False  # not `typing`: importing it costs more than a hook's work
 if TYPE_CHECKING:
@@ -46,9 +47,107 @@ KEEP_GIT_VARS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
                  "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL")
 
 
+# -- the environment: every GENESIS_* variable that is not a setting, declared once ---------
+# A setting's own variable (GENESIS_<SECTION>_<KEY>) comes from the settings' declaration
+# (genesis_git.config.schema) through setting_variable; these steer the process itself.
+# docs/reference/environment.md is generated from ENV_VARIABLES and the settings.
+
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off", "")
+
+
+class Variable:
+    """One environment variable: its name, kind, default (as text) and meaning.
+
+    ``kind`` is ``path``, ``int``, ``float``, ``choice`` (one of ``choices``, else the
+    default), ``switch`` (off when the text is one of ``choices``) or ``text``.
+    """
+
+    __slots__ = ("name", "kind", "default", "doc", "choices")
+
+    def __init__(self, name: str, kind: str, default: str, doc: str,
+                 choices: tuple[str, ...] = ()) -> None:
+        self.name, self.kind, self.default, self.doc = name, kind, default, doc
+        self.choices = choices
+
+    def __repr__(self) -> str:
+        return f"Variable({self.name!r})"
+
+    def raw(self, env: Mapping[str, str] | None = None) -> str | None:
+        """The text as set, or ``None`` when unset."""
+        return (os.environ if env is None else env).get(self.name)
+
+    def text(self, env: Mapping[str, str] | None = None) -> str:
+        """The text as set, else the default."""
+        found = self.raw(env)
+        return self.default if found is None else found
+
+    def number(self, env: Mapping[str, str] | None = None) -> float:
+        """An ``int`` or ``float`` variable's value; text that is no number reads as the default."""
+        parse = int if self.kind == "int" else float
+        try:
+            return parse(self.text(env))
+        except ValueError:
+            return parse(self.default)
+
+    def choice(self, env: Mapping[str, str] | None = None) -> str:
+        """A ``choice`` variable's value; any other text reads as the default."""
+        found = self.text(env)
+        return found if found in self.choices else self.default
+
+    def on(self, env: Mapping[str, str] | None = None) -> bool:
+        """A ``switch``: on unless its text is one of the words that turn it off."""
+        return self.text(env) not in self.choices
+
+
+ENV_HOME = Variable(
+    "GENESIS_HOME", "path", "",
+    "folder of the store (genesis.db, its log and saved search bases); "
+    "default: `<git common dir>/genesis`")
+ENV_BUSY_TIMEOUT_MS = Variable(
+    "GENESIS_BUSY_TIMEOUT_MS", "int", str(DEFAULT_BUSY_MS),
+    "milliseconds a command waits for another process's write lock on the store")
+ENV_HOOKS = Variable(
+    "GENESIS_HOOKS", "switch", "1",
+    "`0`: the installed git hooks do nothing (the commit goes on untouched)", ("0",))
+ENV_HOOKS_INDEX = Variable(
+    "GENESIS_HOOKS_INDEX", "choice", "background",
+    "how post-commit indexes the commit's new blobs: `background` (a detached process), "
+    "`inline` or `off`", ("background", "inline", "off"))
+ENV_PREPUSH_TIMEOUT = Variable(
+    "GENESIS_PREPUSH_TIMEOUT", "float", "10",
+    "seconds the pre-push hook spends pushing the story ledger")
+ENV_DEBUG = Variable(
+    "GENESIS_DEBUG", "switch", "",
+    "set (and not `0`): print the traceback of an unexpected error, as `--debug` does",
+    ("", "0"))
+ENV_TEST_PAUSE_AFTER_BATCH = Variable(
+    "GENESIS_TEST_PAUSE_AFTER_BATCH", "path", "",
+    "tests only: the indexer creates this file after its first batch and waits")
+
+ENV_VARIABLES = (ENV_HOME, ENV_BUSY_TIMEOUT_MS, ENV_HOOKS, ENV_HOOKS_INDEX, ENV_PREPUSH_TIMEOUT,
+                 ENV_DEBUG, ENV_TEST_PAUSE_AFTER_BATCH)
+
+
+def setting_variable(section: str, key: str) -> str:
+    """The variable that overrides the setting ``section.key``: ``GENESIS_SECTION_KEY``."""
+    return f"GENESIS_{section}_{key}".upper()
+
+
+
+def parse_bool(text: str) -> bool | None:
+    """A boolean setting's text (``1``/``0``, ``true``/``false``, …); ``None`` if neither."""
+    low = text.strip().lower()
+    if low in TRUE_WORDS:
+        return True
+    if low in FALSE_WORDS:
+        return False
+    return None
+
+
 def store_dir(common_dir: str) -> str:
     """``$GENESIS_HOME`` if set, else ``<git common dir>/genesis``."""
-    home = environment.HOME.raw()
+    home = ENV_HOME.raw()
     if home:
         return os.path.expanduser(home)
     return os.path.join(common_dir, "genesis")
@@ -63,7 +162,7 @@ def project_id(common_dir: str) -> str:
 
 def busy_timeout_ms() -> int:
     """``$GENESIS_BUSY_TIMEOUT_MS``, else 10 s."""
-    return int(environment.BUSY_TIMEOUT_MS.number())
+    return int(ENV_BUSY_TIMEOUT_MS.number())
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

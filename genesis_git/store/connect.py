@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from genesis_git.git.repo import Repo
-from genesis_git.kernel import base, environment
+from genesis_git.kernel import base
 from genesis_git.kernel.base import (
     DB_NAME,
     LOG_NAME,
@@ -53,7 +53,7 @@ def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        home = environment.HOME.raw()
+        home = base.ENV_HOME.raw()
         shown = f"GENESIS_HOME={home}" if home else str(folder)
         raise StoreError(f"{shown} is not a folder",
                          hint="point GENESIS_HOME at a folder, or unset it") from None

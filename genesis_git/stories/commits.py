@@ -14,7 +14,7 @@ whole batch of commits; a merge is compared with its first parent.
 
 from __future__ import annotations
 
-from genesis_git.kernel.environment import parse_bool, setting_variable
+from genesis_git.kernel.base import parse_bool, setting_variable
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
