@@ -55,14 +55,16 @@ def regex(value: Any) -> str | None:
     return None
 
 
-def setting(default: Any, doc: str, check: Check | None = None) -> Any:
+def setting(default: Any, doc: str, check: Check | None = None, *,
+            typed: type | None = None) -> Any:
     """One setting: a dataclass field that carries its file default, meaning and check.
 
     ``default`` is the value as the configuration file holds it (a list or a table for
     those kinds); the field's own default is its immutable form (a tuple, a read-only
-    mapping)."""
-    meta = {"default": default, "doc": doc, "check": check}
-    frozen = freeze(default)
+    mapping).  ``typed`` is the type the typed value takes when it differs from the
+    default's (``float`` for a number whose default is written as an integer)."""
+    meta = {"default": default, "doc": doc, "check": check, "typed": typed}
+    frozen = freeze(default) if typed is None else typed(default)
     return field(default_factory=lambda: frozen, metadata=meta)
 
 
@@ -75,8 +77,11 @@ def freeze(value: Any) -> Any:
     return value
 
 
-def convert(default: Any, value: Any) -> Any:
-    """A checked file value as the type of its default (a float ``k = 5.0`` is ``5``)."""
+def convert(default: Any, value: Any, typed: type | None = None) -> Any:
+    """A checked file value as the type of its default (a float ``k = 5.0`` is ``5``), or
+    as ``typed`` when the setting names one."""
+    if typed is not None:
+        return typed(value)
     if isinstance(default, bool):
         return bool(value)
     if isinstance(default, int):
@@ -206,8 +211,8 @@ class DesignSettings:
     top: int = setting(5, "results of design search", at_least(1))
     brief_cards: int = setting(5, "cards in a brief (3-5)", at_least(1))
     max_chunks: int = setting(2000, "a library larger than this gets a warning", at_least(0))
-    stall_minutes: int = setting(30, "an unanswered design request is stalled after this",
-                                 at_least(0))
+    stall_minutes: float = setting(30, "an unanswered design request is stalled after this",
+                                   at_least(0), typed=float)
     profile: str = setting("", "optional profile file with active areas (JSON)")
 
 
@@ -239,7 +244,7 @@ class Settings:
         made = {}
         for section, kind in SECTIONS.items():
             values = data.get(section, {})
-            made[section] = kind(**{s.key: convert(s.default, values[s.key])
+            made[section] = kind(**{s.key: convert(s.default, values[s.key], s.typed)
                                     for s in declared(section) if s.key in values})
         return cls(**made)
 
@@ -257,6 +262,7 @@ class Declared:
     default: Any
     doc: str
     check: Check | None
+    typed: type | None = None
 
     @property
     def name(self) -> str:
@@ -285,7 +291,7 @@ def declared(section: str | None = None) -> Iterator[Declared]:
             continue
         for f in fields(kind):
             yield Declared(name, f.name, f.metadata["default"], f.metadata["doc"],
-                           f.metadata["check"])
+                           f.metadata["check"], f.metadata["typed"])
 
 
 SETTINGS: dict[str, Declared] = {s.name: s for s in declared()}

@@ -245,7 +245,7 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
         from genesis_git.stories.ledger.sync import remotes, sync
 
         config = load_config(Path(repo.root))
-        if not config.bool("ledger.share") or not os.path.exists(store_path(repo)):
+        if not config.settings.ledger.share or not os.path.exists(store_path(repo)):
             return 0
         if remote not in remotes(repo.root):
             return 0  # a push to a URL: no remote to keep the ledger's copy under

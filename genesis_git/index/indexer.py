@@ -94,7 +94,7 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
                   ) -> dict[str, CachedBlob]:
     """Make sure every entry's blob is cached; returns the cache rows by SHA."""
     embedder_id = embedder.id
-    max_bytes = config.int("index.max_file_bytes")
+    max_bytes = config.settings.index.max_file_bytes
     by_sha: dict[str, FileEntry] = {}
     for e in entries:
         if e.skip is None:
@@ -189,9 +189,9 @@ def ensure_blobs(conn: sqlite3.Connection, repo: Repo, config: Config,
 
 def index_excludes(config: Config) -> list[str]:
     """``index.exclude`` plus the design library, whose files are searched by ``genesis design``."""
-    library = config.str("design.library_dir").strip("/")
-    return [*config.list("index.exclude"), f"{library}/**"] if library else config.list(
-        "index.exclude")
+    library = config.settings.design.library_dir.strip("/")
+    excluded = list(config.settings.index.exclude)
+    return [*excluded, f"{library}/**"] if library else excluded
 
 
 def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_id: str,
@@ -213,7 +213,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
     prev = previous_state(conn, session_id)
     prev_stat = {p: PrevState(r["blob_sha"], r["mtime_ns"], r["size"]) for p, r in prev.items()
                  if r["dirty"]}
-    snap = scan(repo, config.list("index.include"), index_excludes(config), prev_stat, raw)
+    snap = scan(repo, list(config.settings.index.include), index_excludes(config), prev_stat, raw)
     report.excluded = snap.excluded
     entries = list(snap.entries.values())
     report.files = len(entries)
@@ -228,7 +228,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
         # a new embedder or chunker, or a raised size limit, makes mapped blobs stale
         unchanged = not sessionmap.has_stale_blobs(conn, session_id, embedder.id,
                                                    chunker_id(config),
-                                                   config.int("index.max_file_bytes"))
+                                                   config.settings.index.max_file_bytes)
     blobs: dict[str, CachedBlob] = {}
     if unchanged:
         report.hits = len({e.sha for e in entries if e.skip is None})

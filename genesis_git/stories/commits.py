@@ -80,9 +80,9 @@ class StoryRules:
     @classmethod
     def from_config(cls, config: Any) -> StoryRules:
         """From a :class:`genesis_git.config.settings.Config`."""
-        return cls(config.str("story.pattern"), config.list("story.prefixes"),
-                   config.list("story.ignore"), config.bool("story.require_story"),
-                   config.str("story.session_trailer"))
+        story = config.settings.story
+        return cls(story.pattern, story.prefixes, story.ignore, story.require_story,
+                   story.session_trailer)
 
     def _key(self) -> tuple[object, ...]:
         return (self.pattern, self.prefixes, self.ignore, self.require, self.trailer)
