@@ -93,6 +93,10 @@ def test_the_code_uses_the_vocabulary() -> None:
     assert results.ARTIFACT_TYPES is V.ARTIFACT_TYPES
     assert results.MODES is V.SEARCH_MODES
     assert tables.ROLE_ORDER is V.ROLE_ORDER
+    from genesis_git.stories import commits
+
+    assert commits.TRAILER_MODES is V.TRAILER_MODES
+    assert commits.StoryRules(trailer="sometimes").trailer == "story"
 
 
 def test_the_note_roles_the_cli_offers_are_the_vocabulary() -> None:

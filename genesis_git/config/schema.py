@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any, get_type_hints
 
 from genesis_git.kernel.base import DEFAULT_STORY_PATTERN, setting_variable
-from genesis_git.kernel.vocabulary import ARTIFACT_TYPES, SEARCH_MODES
+from genesis_git.kernel.vocabulary import ARTIFACT_TYPES, SEARCH_MODES, TRAILER_MODES
 
 Check = Callable[[Any], "str | None"]
 
@@ -181,7 +181,7 @@ class StorySettings:
     require_story: bool = setting(False, "commit-msg rejects messages without a story id")
     session_trailer: str = setting(
         "story", '"story" (add Genesis-Session to commits that name a story), "always" or "never"',
-        one_of("story", "always", "never"))
+        one_of(*TRAILER_MODES))
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,10 @@ STATUS_IN_PROGRESS = "in_progress"
 SESSION_STATUSES = ("active", "ended")
 SESSION_ACTIVE = "active"
 
+# which commits get a Genesis-Session trailer (story.session_trailer): those that name a
+# story, all, or none
+TRAILER_MODES = ("story", "always", "never")
+
 # what a story links to
 LINK_TYPES = ("story", "adr", "ticket", "pr", "commit", "doc", "external")
 LINK_COMMIT = "commit"

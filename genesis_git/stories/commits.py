@@ -14,7 +14,8 @@ whole batch of commits; a merge is compared with its first parent.
 
 from __future__ import annotations
 
-from genesis_git.kernel.base import parse_bool, setting_variable
+from genesis_git.kernel.base import DEFAULT_STORY_PATTERN, parse_bool, setting_variable
+from genesis_git.kernel.vocabulary import TRAILER_MODES
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
@@ -41,8 +42,7 @@ if TYPE_CHECKING:
                 names: bool = ...) -> Iterator[LogCommit]: ...
 
 SESSION_TRAILER = "Genesis-Session"
-DEFAULT_PATTERN = r"[A-Z][A-Z0-9]+-\d+"
-TRAILER_MODES = ("story", "always", "never")
+DEFAULT_PATTERN = DEFAULT_STORY_PATTERN
 # Tokens shaped like ids that name encodings, hashes, ciphers, standards, advisories,
 # architectures and models: never a story (``story.ignore`` extends the list).
 NON_STORY_PREFIXES = (
