@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
 from genesis_git.kernel.errors import GenesisError, UsageError
-from genesis_git.kernel.vocabulary import NOTE_ROLES
+from genesis_git.kernel.vocabulary import NOTE_ROLES, ROLE_NOTE
 from genesis_git.store.connect import transaction
 from genesis_git.stories import tables as ledger
 
@@ -51,7 +51,7 @@ def repo_path(repo: Repo, path: str) -> str:
         return path
 
 
-def add_note(ctx: Context, text: str, *, role: str = "note", path: str | None = None,
+def add_note(ctx: Context, text: str, *, role: str = ROLE_NOTE, path: str | None = None,
              section: str | None = None, private: bool = False,
              announce: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Record a note in the worktree's session (a session is started when there is none).

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.git.repo import Repo
+from genesis_git.kernel.vocabulary import ROLE_REQUIREMENT
 from genesis_git.stories import tables as ledger
 from genesis_git.text.quoting import quote_path
 
@@ -199,7 +200,7 @@ def artifact_sections(artifacts: dict[str, list[dict[str, Any]]],
     """One Markdown section per role but the requirement (which opens the page)."""
     out: list[str] = []
     for role, items in artifacts.items():
-        if role != "requirement":
+        if role != ROLE_REQUIREMENT:
             out += ["", f"## {role.replace('_', ' ').capitalize()}", *(f"- {line(a)}" for a in items)]
     return out
 
@@ -260,7 +261,7 @@ def render_markdown(ctx: dict[str, Any]) -> str:
            f"- status: {s['status']}",
            f"- baseline commit: {s['baseline_commit_sha'] or '-'}",
            f"- updated: {s['updated_at']}", ""]
-    reqs = ctx["artifacts"].get("requirement", [])
+    reqs = ctx["artifacts"].get(ROLE_REQUIREMENT, [])
     out.append("## Requirement")
     out += [f"- {_artifact_line(a)}" for a in reqs] or ["- (none recorded)"]
     out += ["", f"## Commits ({len(ctx['commits'])})"]

@@ -20,6 +20,7 @@ after ``genesis sync`` is this clone's view.
 
 from __future__ import annotations
 
+from genesis_git.kernel.vocabulary import ROLE_REQUIREMENT
 from genesis_git.stories import tables as ledger
 from genesis_git.stories.binding import BindResult, apply, in_rebase, worktree_sessions
 from genesis_git.stories.commits import changed_files, read_commits, story_ids
@@ -133,7 +134,7 @@ def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
                     "SELECT * FROM story_artifacts WHERE artifact_role='requirement' AND "
                     "source_ref=? AND story_id=?", (a["source_ref"], a["story_id"])).fetchall():
                 for sid in targets:
-                    ledger.add_artifact(conn, sid, "requirement", doc_id=req["doc_id"],
+                    ledger.add_artifact(conn, sid, ROLE_REQUIREMENT, doc_id=req["doc_id"],
                                         doc_version=req["doc_version"], path=req["path"],
                                         change_type=req["change_type"],
                                         source_ref=req["source_ref"], created_at=req["created_at"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 
 from genesis_git.kernel.base import Transaction
-from genesis_git.kernel.vocabulary import ROLE_ORDER, STATUS_DRAFT, STATUS_IN_PROGRESS
+from genesis_git.kernel.vocabulary import LINK_COMMIT, ROLE_ORDER, STATUS_DRAFT, STATUS_IN_PROGRESS
 from genesis_git.stories.ledger import outbox
 
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
@@ -63,7 +63,7 @@ def session_row(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None
 # -- writes --------------------------------------------------------------------
 
 def ensure_record(conn: sqlite3.Connection, *, story_id: str, project_id: str,
-                  title: str | None, status: str = "in_progress", baseline: str | None = None,
+                  title: str | None, status: str = STATUS_IN_PROGRESS, baseline: str | None = None,
                   by: str | None = None) -> bool:
     """Create the story if it is missing; fill an empty title.  True when it was created."""
     stamp = now()
@@ -179,7 +179,7 @@ def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True,
         stories.update(dict.fromkeys(linked))
     if record:
         for story_id in linked:
-            outbox.emit(conn, "link.removed", {"link_type": "commit", "target": sha},
+            outbox.emit(conn, "link.removed", {"link_type": LINK_COMMIT, "target": sha},
                         story_id=story_id)
     n = conn.execute("DELETE FROM story_links WHERE link_type='commit' AND target_ref=?",
                      (sha,)).rowcount
@@ -349,7 +349,7 @@ def set_record(conn: sqlite3.Connection, project_id: str, story_id: str, *,
         raise UsageError("the story id is empty")
     with immediate(conn):
         created = ensure_record(conn, story_id=story_id, project_id=project_id, title=title,
-                                status=status or "draft", by=by)
+                                status=status or STATUS_DRAFT, by=by)
         if not created:
             conn.execute("UPDATE story_records SET status=COALESCE(?, status), "
                          "title=COALESCE(?, title) WHERE story_id=?", (status, title, story_id))

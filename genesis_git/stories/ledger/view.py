@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.kernel.base import Transaction
-from genesis_git.kernel.vocabulary import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
+from genesis_git.kernel.vocabulary import (
+    CHANGE_TYPES,
+    LINK_COMMIT,
+    LINK_TYPES,
+    STATUS_DRAFT,
+    STORY_ROLES,
+    STORY_STATUSES,
+)
 from genesis_git.store import kv
 from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
@@ -187,7 +194,7 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
                 changed += conn.execute("DELETE FROM story_links WHERE story_id=? AND "
                                         "link_type=? AND target_ref=?",
                                         (sid, link_type, target)).rowcount
-                if link_type == "commit":
+                if link_type == LINK_COMMIT:
                     conn.execute("DELETE FROM story_artifacts WHERE story_id=? AND doc_id=? AND "
                                  "source_ref='commit'", (sid, target))
         for link in state.links:
@@ -228,7 +235,7 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
 
 
 def _status(state: R.StoryState) -> str:
-    return state.status if state.status in STORY_STATUSES else "draft"
+    return state.status if state.status in STORY_STATUSES else STATUS_DRAFT
 
 
 def _story_row(state: R.StoryState, project_id: str) -> tuple[Any, ...]:
