@@ -245,7 +245,7 @@ class Settings:
         for section, kind in SECTIONS.items():
             values = data.get(section, {})
             made[section] = kind(**{s.key: convert(s.default, values[s.key], s.typed)
-                                    for s in declared(section) if s.key in values})
+                                    for s in BY_SECTION[section] if s.key in values})
         return cls(**made)
 
 
@@ -295,3 +295,4 @@ def declared(section: str | None = None) -> Iterator[Declared]:
 
 
 SETTINGS: dict[str, Declared] = {s.name: s for s in declared()}
+BY_SECTION: dict[str, tuple[Declared, ...]] = {name: tuple(declared(name)) for name in SECTIONS}

@@ -39,6 +39,8 @@ for _s in declared():
     DEFAULTS.setdefault(_s.section, {})[_s.key] = _s.default
 # the values a key may take beyond its type (the type is checked when the file is read)
 CHECKS: dict[str, Check] = {s.name: s.check for s in declared() if s.check is not None}
+# (setting, the variable that overrides it), for every setting that has one
+_VARIABLES = tuple((s, s.variable) for s in declared() if s.variable is not None)
 
 
 class Config:
@@ -159,9 +161,8 @@ def load_config(root: Path | None, env: Mapping[str, str] | None = None) -> Conf
         if own.is_file():
             _merge(data, _read_toml(own), str(own), origins)
             sources.append(str(own))
-    for setting in declared():
-        var = setting.variable
-        if var is not None and var in env:
+    for setting, var in _VARIABLES:
+        if var in env:
             data[setting.section][setting.key] = _coerce_env(setting.default, env[var], var)
             origins[setting.name] = var
             if f"env:{var}" not in sources:
