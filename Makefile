@@ -34,6 +34,8 @@ demo: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m genesis_git.cli.docs > docs/reference/cli.md
+	$(BIN)/python -m genesis_git.config.reference configuration > docs/reference/configuration.md
+	$(BIN)/python -m genesis_git.config.reference environment > docs/reference/environment.md
 
 # The documentation as a static site, built with --strict into a temporary folder, so that a
 # broken link or anchor between pages, or a page missing from mkdocs.yml, fails the build.

@@ -1,1 +1,3 @@
-"""Configuration: the settings, their defaults and checks, and the files ``init`` writes."""
+"""Configuration: every setting declared once (``schema``), merged from the files and the
+environment and parsed into typed settings (``settings``), and the files written from the
+declaration (``reference``)."""

@@ -71,7 +71,7 @@ def _pick(lib: Library, query: str, warnings: list[str]) -> list[tuple[dict[str,
     manifest = lib.load_manifest()
     index = load_index(lib)
     by_id = {c["id"]: c for c in manifest["cards"]}
-    wanted = max(3, min(5, lib.config.int("design.brief_cards")))
+    wanted = max(3, min(5, lib.config.settings.design.brief_cards))
     ranked = search_index(index, query, max(1, len(index["cards"])))["results"]
     picks: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
     for hit in ranked:

@@ -70,7 +70,7 @@ AREAS: dict[str, tuple[str, ...]] = {
 
 def synonym_groups(config: Config) -> list[list[str]]:
     """Default groups plus ``text.synonyms`` of the config, NFKC-normalised and lower-cased."""
-    return text_synonym_groups(config.table("text.synonyms"))
+    return text_synonym_groups(config.settings.text.synonyms)
 
 
 def area_terms() -> dict[str, list[str]]:
@@ -80,7 +80,7 @@ def area_terms() -> dict[str, list[str]]:
 
 def load_profile(lib: Library) -> dict[str, Any]:
     """``{"file": path or None, "activeAreas": [...]}`` from ``design.profile``."""
-    raw = lib.config.str("design.profile").strip()
+    raw = lib.config.settings.design.profile.strip()
     if not raw:
         return {"file": None, "activeAreas": []}
     base = lib.repo_root
@@ -203,8 +203,8 @@ def save_library(lib: Library, manifest: dict[str, Any]) -> list[str]:
     chunks = [c for card in cards for c in chunk_card(card)]
     manifest["counts"] = _counts(cards, len(chunks))
     index = build_index(cards, chunks, groups=synonym_groups(lib.config),
-                        profile=load_profile(lib), max_chunks=lib.config.int("design.max_chunks"),
-                        top=lib.config.int("design.top"))
+                        profile=load_profile(lib), max_chunks=lib.config.settings.design.max_chunks,
+                        top=lib.config.settings.design.top)
     written: list[str] = []
     if lib.write_text(MANIFEST, dump_json(manifest)):
         written.append(MANIFEST)

@@ -223,7 +223,7 @@ def _write_atomic(target: Path, data: bytes) -> bool:
 
 
 def library_root(repo_root: Path, config: Config) -> Path:
-    raw = Path(config.str("design.library_dir"))
+    raw = Path(config.settings.design.library_dir)
     return (raw if raw.is_absolute() else repo_root / raw).resolve()
 
 

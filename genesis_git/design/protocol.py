@@ -164,7 +164,7 @@ def answer(lib: Library, rid: str | None, *, title: str, brief_path: str, cards:
 def status(lib: Library, *, now: datetime | None = None) -> dict[str, Any]:
     """The library's health and every design request: answered, pending or stalled."""
     moment = now or utcnow()
-    stall = lib.config.float("design.stall_minutes")
+    stall = lib.config.settings.design.stall_minutes
     state, message = health(lib)
     dsh = read_records(lib, OUTBOX_DSH)
     deveco = read_records(lib, OUTBOX_DEVECO)

@@ -145,7 +145,7 @@ def search_index(index: Mapping[str, Any], query: str, top: int = 5) -> dict[str
 def search(lib: Library, query: str, top: int | None = None) -> dict[str, Any]:
     """Search the library at ``lib``; :class:`LibraryUnavailable` when its index is unusable."""
     index = load_index(lib)
-    k = top if top is not None else lib.config.int("design.top")
+    k = top if top is not None else lib.config.settings.design.top
     result = search_index(index, query, k)
     result["library"] = lib.display(lib.root)
     stale = stale_settings(lib, index)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
+from genesis_git.kernel import environment as base
 from genesis_git.kernel.errors import EnvironmentProblem, GenesisError
 
 if TYPE_CHECKING:
@@ -331,7 +332,7 @@ def status(repo: Repo) -> dict[str, Any]:
                     if s.state in ("installed", "chained")]
     return {"dir": str(folder), "hooks_path": hooks_path_setting(repo),
             "hooks": [s.as_dict() for s in states], "inactive": inactive,
-            "disabled_by_env": os.environ.get("GENESIS_HOOKS", "1") == "0"}
+            "disabled_by_env": not base.ENV_HOOKS.on()}
 
 
 def doctor_findings(repo: Repo, config: Config) -> list[Finding]:

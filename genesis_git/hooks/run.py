@@ -17,6 +17,7 @@ import os
 import sys
 
 from genesis_git.hooks.runtime import HookRepo, open_store, store_path
+from genesis_git.kernel import environment as base
 from genesis_git.kernel.errors import ExitCode
 from genesis_git.stories import journal
 from genesis_git.stories.commits import story_settings
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     HookFn = Callable[[HookRepo, Sequence[str]], int]
 
 REJECT = ExitCode.COMMIT_REJECTED  # the shim turns it into 1: git's own rejection
-INDEX_MODES = ("background", "inline", "off")
+INDEX_MODES = base.ENV_HOOKS_INDEX.choices
 
 
 def commit_msg(repo: HookRepo, args: Sequence[str]) -> int:
@@ -180,9 +181,7 @@ def _index(repo: HookRepo, conn: sqlite3.Connection, blobs: list[tuple[str, str]
     commit does not wait for chunking and embedding), ``inline`` or ``off``.  The binding
     is already saved, so a failure here only logs.
     """
-    mode = os.environ.get("GENESIS_HOOKS_INDEX", "background")
-    if mode not in INDEX_MODES:
-        mode = "background"
+    mode = base.ENV_HOOKS_INDEX.choice()
     if mode == "off":
         return
     from genesis_git.kernel.gitrun import no_git_env
@@ -247,14 +246,11 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
         from genesis_git.stories.ledger.sync import remotes, sync
 
         config = load_config(Path(repo.root))
-        if not config.bool("ledger.share") or not os.path.exists(store_path(repo)):
+        if not config.settings.ledger.share or not os.path.exists(store_path(repo)):
             return 0
         if remote not in remotes(repo.root):
             return 0  # a push to a URL: no remote to keep the ledger's copy under
-        try:
-            timeout = float(os.environ.get("GENESIS_PREPUSH_TIMEOUT", "10"))
-        except ValueError:
-            timeout = 10.0
+        timeout = base.ENV_PREPUSH_TIMEOUT.number()
         conn = open_store(repo)
         try:
             full = repo.to_repo()
@@ -302,7 +298,7 @@ def _report(repo: HookRepo | None, hook: str, exc: BaseException) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if os.environ.get("GENESIS_HOOKS", "1") == "0":
+    if not base.ENV_HOOKS.on():
         return 0
     if not args or args[0] not in HOOKS:
         sys.stderr.write("usage: python -m genesis_git.hooks.run "

@@ -97,7 +97,7 @@ class ImpactAgent:
     def _synonyms(self) -> SynonymTable | None:
         if self.config is None:
             return None
-        return synonym_table(self.config.table("text.synonyms"))
+        return synonym_table(dict(self.config.settings.text.synonyms))
 
     def _session(self, scope: str | None) -> str:
         from genesis_git.index.session import ensure_session

@@ -19,7 +19,8 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from genesis_git.config.settings import DEFAULTS, Config
+from genesis_git.config.schema import IndexSettings
+from genesis_git.config.settings import Config
 from genesis_git.git.repo import Repo
 from genesis_git.index import chunk, packs
 from genesis_git.providers.embedders import embedder_from_config, embedder_id, hashing_dim
@@ -42,8 +43,9 @@ class CachedBlob:
 def chunker_id(config: Config) -> str:
     """The chunker part of the cache key: its version, and its bounds when they are not the
     defaults, so that changing ``index.chunk_max_lines`` or ``chunk_max_chars`` re-chunks."""
-    bounds = (config.int("index.chunk_max_lines"), config.int("index.chunk_max_chars"))
-    if bounds == (DEFAULTS["index"]["chunk_max_lines"], DEFAULTS["index"]["chunk_max_chars"]):
+    bounds = (config.settings.index.chunk_max_lines, config.settings.index.chunk_max_chars)
+    default = IndexSettings()
+    if bounds == (default.chunk_max_lines, default.chunk_max_chars):
         return chunk.CHUNKER_VERSION
     return f"{chunk.CHUNKER_VERSION}-{bounds[0]}x{bounds[1]}"
 

@@ -33,8 +33,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from genesis_git.index.chunk import CODE_EXTENSIONS
-
-ARTIFACT_TYPES = ("REQ", "ARCH", "API", "DB", "UI", "CODE", "OTHER")
+from genesis_git.kernel.vocabulary import ARTIFACT_TYPES
 
 _PATH_RULES: tuple[tuple[str, str], ...] = (
     ("**/*.sql", "DB"), ("**/migrations/**", "DB"), ("**/migration/**", "DB"),

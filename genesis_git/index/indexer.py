@@ -13,7 +13,6 @@ half-way leaves only whole blobs, and the next run picks up where it stopped.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from genesis_git.index.metadata import Metadata
 from genesis_git.index.prepare import Prepared, prepare_many
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.index.state import known_state, remember_state, state_key
+from genesis_git.kernel.environment import ENV_TEST_PAUSE_AFTER_BATCH
 from genesis_git.providers.embedders import embedder_from_config
 from genesis_git.store import kv, sessionmap
 from genesis_git.store import sessions as session_rows
@@ -95,7 +95,7 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
                   ) -> dict[str, CachedBlob]:
     """Make sure every entry's blob is cached; returns the cache rows by SHA."""
     embedder_id = embedder.id
-    max_bytes = config.int("index.max_file_bytes")
+    max_bytes = config.settings.index.max_file_bytes
     by_sha: dict[str, FileEntry] = {}
     for e in entries:
         if e.skip is None:
@@ -163,13 +163,13 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
 def _pause_for_tests() -> None:
     """``GENESIS_TEST_PAUSE_AFTER_BATCH=FILE``, for tests only: once the first batch is
     committed, create FILE and wait, so that a test can kill the indexer mid-way."""
-    marker = os.environ.get(PAUSE_VAR)
+    marker = ENV_TEST_PAUSE_AFTER_BATCH.raw()
     if marker:  # pragma: no cover - the process is killed while it waits
         Path(marker).touch()
         time.sleep(120)
 
 
-PAUSE_VAR = "GENESIS_TEST_PAUSE_AFTER_BATCH"
+PAUSE_VAR = ENV_TEST_PAUSE_AFTER_BATCH.name
 
 
 def _disk_size(path: Path) -> int | None:
@@ -190,9 +190,9 @@ def ensure_blobs(conn: sqlite3.Connection, repo: Repo, config: Config,
 
 def index_excludes(config: Config) -> list[str]:
     """``index.exclude`` plus the design library, whose files are searched by ``genesis design``."""
-    library = config.str("design.library_dir").strip("/")
-    return [*config.list("index.exclude"), f"{library}/**"] if library else config.list(
-        "index.exclude")
+    library = config.settings.design.library_dir.strip("/")
+    excluded = list(config.settings.index.exclude)
+    return [*excluded, f"{library}/**"] if library else excluded
 
 
 def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_id: str,
@@ -214,7 +214,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
     prev = previous_state(conn, session_id)
     prev_stat = {p: PrevState(r["blob_sha"], r["mtime_ns"], r["size"]) for p, r in prev.items()
                  if r["dirty"]}
-    snap = scan(repo, config.list("index.include"), index_excludes(config), prev_stat, raw)
+    snap = scan(repo, list(config.settings.index.include), index_excludes(config), prev_stat, raw)
     report.excluded = snap.excluded
     entries = list(snap.entries.values())
     report.files = len(entries)
@@ -229,7 +229,7 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
         # a new embedder or chunker, or a raised size limit, makes mapped blobs stale
         unchanged = not sessionmap.has_stale_blobs(conn, session_id, embedder.id,
                                                    chunker_id(config),
-                                                   config.int("index.max_file_bytes"))
+                                                   config.settings.index.max_file_bytes)
     blobs: dict[str, CachedBlob] = {}
     if unchanged:
         report.hits = len({e.sha for e in entries if e.skip is None})

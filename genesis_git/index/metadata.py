@@ -42,9 +42,10 @@ class Metadata:
     def __init__(self, conn: sqlite3.Connection, repo: Repo, config: Config, snap: Snapshot,
                  head: str | None):
         self.config = config
-        self.rules = {str(k): str(v) for k, v in config.table("classify.rules").items()}
-        self.components = {str(k): str(v) for k, v in config.table("classify.components").items()}
-        self.half_life = config.float("staleness.half_life_days")
+        classify = config.settings.classify
+        self.rules = {str(k): str(v) for k, v in classify.rules.items()}
+        self.components = {str(k): str(v) for k, v in classify.components.items()}
+        self.half_life = config.settings.staleness.half_life_days
         owners_text = ""
         for rel in CODEOWNERS_PATHS:
             p = repo.root / rel

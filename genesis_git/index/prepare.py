@@ -74,7 +74,7 @@ def prepare_many(work: list[tuple[str, str, bytes]], config: Config, embedder: A
     The chunks of the whole batch are embedded in one call.
     """
     VOCABULARY.reset_if_full()
-    max_lines, max_chars = config.int("index.chunk_max_lines"), config.int("index.chunk_max_chars")
+    max_lines, max_chars = config.settings.index.chunk_max_lines, config.settings.index.chunk_max_chars
     out: list[Prepared] = []
     pending: list[tuple[Prepared, list[Chunk]]] = []
     words = VOCABULARY.tokens

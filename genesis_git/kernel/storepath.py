@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from genesis_git.kernel.environment import ENV_BUSY_TIMEOUT_MS, ENV_HOME
+
 TYPE_CHECKING = False  # not `typing`: importing it costs more than a hook's work
 if TYPE_CHECKING:
     import sqlite3
@@ -29,7 +31,7 @@ SCHEMA_VERSION = 6
 
 def store_dir(common_dir: str) -> str:
     """``$GENESIS_HOME`` if set, else ``<git common dir>/genesis``."""
-    home = os.environ.get("GENESIS_HOME")
+    home = ENV_HOME.raw()
     if home:
         return os.path.expanduser(home)
     return os.path.join(common_dir, "genesis")
@@ -44,10 +46,7 @@ def project_id(common_dir: str) -> str:
 
 def busy_timeout_ms() -> int:
     """``$GENESIS_BUSY_TIMEOUT_MS``, else 10 s."""
-    try:
-        return int(os.environ.get("GENESIS_BUSY_TIMEOUT_MS", DEFAULT_BUSY_MS))
-    except ValueError:
-        return DEFAULT_BUSY_MS
+    return int(ENV_BUSY_TIMEOUT_MS.number())
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

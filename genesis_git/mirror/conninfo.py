@@ -20,10 +20,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from genesis_git.kernel.environment import setting_variable
 from genesis_git.kernel.errors import GenesisError, UsageError
 
 MASK = "***"
-ENV_URL = "GENESIS_LEDGER_MIRROR"
+ENV_URL = setting_variable("ledger", "mirror")
 HOW_TO_CONFIGURE = (
     'no PostgreSQL mirror is configured: set mirror = "postgresql://USER@HOST/DB" under '
     f"[ledger] in .genesis.toml, or {ENV_URL}, or pass --url "

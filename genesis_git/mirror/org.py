@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.kernel.vocabulary import ROLE_ORDER
 from genesis_git.mirror import schema
 
-ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 COMMIT_SOURCE = "commit"
 
 

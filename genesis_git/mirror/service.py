@@ -22,11 +22,11 @@ from genesis_git.mirror.project import project_id
 
 def configured(config: Config) -> bool:
     """Whether a mirror is configured (``genesis sync`` mirrors only then)."""
-    return bool(config.str("ledger.mirror").strip())
+    return bool(config.settings.ledger.mirror.strip())
 
 
 def target(config: Config, url: str | None = None) -> Target:
-    return resolve(url, config.str("ledger.mirror"), config.sources)
+    return resolve(url, config.settings.ledger.mirror, config.sources)
 
 
 def config_here(path: Path | str | None = None) -> Config:
@@ -44,7 +44,7 @@ def config_here(path: Path | str | None = None) -> Config:
 def repository_project(repo: Any, config: Config) -> tuple[str, str]:
     """``(project_id, where it came from)`` of ``repo`` in the mirror."""
     origin = repo.config_get("remote.origin.url")
-    return project_id(config.str("ledger.project_id"), origin, repo.project_id)
+    return project_id(config.settings.ledger.project_id, origin, repo.project_id)
 
 
 def mirror(repo: Any, config: Config, url: str | None = None, *,

@@ -254,17 +254,18 @@ def _normalise(vec: list[float]) -> list[float]:
 
 
 def embedder_from_config(config: Config) -> Embedder:
-    provider = config.str("embed.provider").strip().lower()
+    embed = config.settings.embed
+    provider = embed.provider.strip().lower()
     if provider == "hash":
-        dim = config.int("embed.dim")
+        dim = embed.dim
         if dim < 8:
             raise GenesisError(f"embed.dim = {dim} is too small", hint="use 8 or more (256 is the default)")
         return HashingEmbedder(dim)
     if provider == "openai":
-        key_env = config.str("embed.api_key_env").strip()
-        return OpenAIEmbedder(config.str("embed.base_url"), config.str("embed.model"),
+        key_env = embed.api_key_env.strip()
+        return OpenAIEmbedder(embed.base_url, embed.model,
                               os.environ.get(key_env) if key_env else None,
-                              timeout=config.float("embed.timeout"))
+                              timeout=embed.timeout)
     raise GenesisError(f"unknown embed.provider {provider!r}",
                        hint="valid providers: " + ", ".join(PROVIDERS))
 

@@ -129,16 +129,16 @@ ENGINE_NAMES = ("none", "openai", "cmd:<command line>")
 def get_engine(spec: str | None, config: Config | None = None) -> Engine | None:
     """The engine named by ``spec`` (default: ``impact.engine`` of ``config``); ``None`` for none."""
     if spec is None and config is not None:
-        spec = config.str("impact.engine")
+        spec = config.settings.impact.engine
     name = (spec or "none").strip()
-    timeout = config.float("impact.timeout") if config is not None else DEFAULT_TIMEOUT
+    timeout = config.settings.impact.timeout if config is not None else DEFAULT_TIMEOUT
     if name.lower() in ("", "none", "off"):
         return None
     if name.lower().startswith("cmd:"):
         return CommandEngine(name[4:].strip(), timeout)
     if name.lower() == "openai":
-        base = config.str("impact.base_url") if config is not None else ""
-        model = config.str("impact.model") if config is not None else ""
-        key_env = config.str("impact.api_key_env").strip() if config is not None else ""
+        base = config.settings.impact.base_url if config is not None else ""
+        model = config.settings.impact.model if config is not None else ""
+        key_env = config.settings.impact.api_key_env.strip() if config is not None else ""
         return OpenAIEngine(base, model, os.environ.get(key_env) if key_env else None, timeout)
     raise UsageError(f"unknown engine {name!r}", hint="use one of: " + ", ".join(ENGINE_NAMES))

@@ -87,7 +87,7 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     terms, notes = analyse_bounded(config, query)
     embedder = get_embedder(config)
     idx = session_index(ctx.conn, session_id, embedder_id(embedder))
-    rrf_k = max(1, config.int("search.rrf_k"))
+    rrf_k = max(1, config.settings.search.rrf_k)
     warnings: list[str] = list(notes)
     mode = opts.mode
     mask = filter_mask(idx, opts)
@@ -101,7 +101,7 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
                 # hashed features of two texts overlap without a shared word only by collision
                 vec = np.where(lex.content > 0, vec, 0.0)
         except EmbeddingError as exc:
-            if config.str("embed.on_error").strip().lower() == "error":
+            if config.settings.embed.on_error.strip().lower() == "error":
                 raise
             warnings.append(f"{exc}; showing lexical results only (embed.on_error = fallback)")
         except VectorUnavailable as exc:

@@ -32,7 +32,7 @@ LINK_WEIGHT = 0.25
 
 
 def synonym_table(config: Config) -> SynonymTable:
-    return text_synonym_table(config.table("text.synonyms"))
+    return text_synonym_table(dict(config.settings.text.synonyms))
 
 
 def analyse(config: Config, query: str) -> list[QueryTerm]:

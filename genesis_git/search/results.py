@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from genesis_git.kernel.errors import UsageError
+from genesis_git.kernel.vocabulary import ARTIFACT_TYPES, SEARCH_MODES
 from genesis_git.text.tokens import QueryTerm
 
-ARTIFACT_TYPES = ("REQ", "ARCH", "API", "DB", "UI", "CODE", "OTHER")
-MODES = ("hybrid", "lexical", "vector")
+MODES = SEARCH_MODES
 
 
 @dataclass(frozen=True)

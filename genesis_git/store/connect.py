@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from pathlib import Path
 
 from genesis_git.git.repo import Repo
 from genesis_git.kernel import storepath
+from genesis_git.kernel.environment import ENV_HOME
 from genesis_git.kernel.errors import StoreError, store_error
 from genesis_git.kernel.storepath import (
     DB_NAME,
@@ -56,7 +56,7 @@ def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        home = os.environ.get("GENESIS_HOME")
+        home = ENV_HOME.raw()
         shown = f"GENESIS_HOME={home}" if home else str(folder)
         raise StoreError(f"{shown} is not a folder",
                          hint="point GENESIS_HOME at a folder, or unset it") from None

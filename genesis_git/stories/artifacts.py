@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
 from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.kernel.vocabulary import NOTE_ROLES, ROLE_NOTE
 from genesis_git.store import sessions as session_rows
 from genesis_git.store import stories as story_rows
 from genesis_git.store.connect import transaction
-from genesis_git.store.migrations import SESSION_ROLES
 from genesis_git.stories import tables as ledger
 
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 
 def check_role(role: str) -> None:
-    if role not in SESSION_ROLES:
-        raise UsageError(f"unknown role {role!r}", hint="choose from " + ", ".join(SESSION_ROLES))
+    if role not in NOTE_ROLES:
+        raise UsageError(f"unknown role {role!r}", hint="choose from " + ", ".join(NOTE_ROLES))
 
 
 def author(repo: Repo) -> str | None:
@@ -54,7 +54,7 @@ def repo_path(repo: Repo, path: str) -> str:
         return path
 
 
-def add_note(ctx: Context, text: str, *, role: str = "note", path: str | None = None,
+def add_note(ctx: Context, text: str, *, role: str = ROLE_NOTE, path: str | None = None,
              section: str | None = None, private: bool = False,
              announce: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Record a note in the worktree's session (a session is started when there is none).

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import time
 
+from genesis_git.kernel.vocabulary import LINK_COMMIT, ROLE_REQUIREMENT, SESSION_ACTIVE
 from genesis_git.store import sessions as session_rows
 from genesis_git.store import stories as story_rows
 from genesis_git.stories import tables as ledger
@@ -149,7 +150,7 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
                 result.created.append(sid)
             else:
                 ledger.promote(conn, sid)
-            if ledger.add_link(conn, sid, "commit", commit.sha, commit.subject, commit.meta()):
+            if ledger.add_link(conn, sid, LINK_COMMIT, commit.sha, commit.subject, commit.meta()):
                 result.links += 1
             for ch in changes.get(commit.sha, []):
                 if ledger.add_artifact(conn, sid, "doc_change", doc_id=commit.sha,
@@ -161,7 +162,7 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
             touched.setdefault(sid, None)
         cutoff = _iso(commit.committer_ts + 1) if notes_before_commit else None
         for session in sessions:
-            with_doc = session["status"] == "active" or session["id"] == commit.session_id
+            with_doc = session["status"] == SESSION_ACTIVE or session["id"] == commit.session_id
             result.notes += _bind_session(conn, session, ids, commit.sha, cutoff, with_doc)
         for ch in changes.get(commit.sha, []):
             if ch.change_type != "removed" and ch.blob and ch.mode in INDEXED_MODES:
@@ -187,7 +188,7 @@ def _bind_session(conn: sqlite3.Connection, session: sqlite3.Row, story_ids_: Se
         version = doc_version(conn, session["id"], doc)
     for sid in story_ids_:
         if doc:
-            ledger.add_artifact(conn, sid, "requirement", doc_id=doc, doc_version=version,
+            ledger.add_artifact(conn, sid, ROLE_REQUIREMENT, doc_id=doc, doc_version=version,
                                 path=doc, change_type="linked", source_ref=session["id"])
         for a in notes:
             ledger.add_artifact(conn, sid, a["artifact_role"], doc_id=f"session-artifact:{a['id']}",
@@ -295,7 +296,7 @@ def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: s
     if not target.strip():
         raise UsageError("--target is empty")
     ledger.require_record(conn, story_id)
-    if link_type == "commit":
+    if link_type == LINK_COMMIT:
         sha = repo.git("rev-parse", "--verify", "-q", f"{target}^{{commit}}",
                        check=False).decode().strip()
         if not sha:
@@ -304,7 +305,7 @@ def link_story(conn: sqlite3.Connection, repo: Repo, config: Config, story_id: s
         commits = read_commits(repo, [sha])
         res = bind_commits(conn, repo, StoryRules.from_config(config).effective, commits,
                            changed_files(repo, commits), forced=[story_id])
-        return {"story_id": story_id, "type": "commit", "target": sha,
+        return {"story_id": story_id, "type": LINK_COMMIT, "target": sha,
                 "added": res.links > 0, "files": res.files}
     with ledger.immediate(conn):
         added = ledger.add_link(conn, story_id, link_type, target.strip(), description)
@@ -328,7 +329,7 @@ def bind_notes(conn: sqlite3.Connection, repo: GitRepo, story_id: str,
     else:
         sessions = worktree_sessions(conn, repo)(CommitInfo("", [], "", "", "", 0, "", ""))
         sessions = [s for s in sessions
-                    if s["status"] == "active" or session_rows.has_unbound(conn, s["id"])]
+                    if s["status"] == SESSION_ACTIVE or session_rows.has_unbound(conn, s["id"])]
     bound = 0
     with ledger.immediate(conn):
         for s in sessions:

@@ -14,6 +14,10 @@ whole batch of commits; a merge is compared with its first parent.
 
 from __future__ import annotations
 
+from genesis_git.kernel.environment import parse_bool, setting_variable
+from genesis_git.kernel.storyid import DEFAULT_STORY_PATTERN
+from genesis_git.kernel.vocabulary import TRAILER_MODES
+
 TYPE_CHECKING = False  # not `typing`: the hooks import this module
 if TYPE_CHECKING:
     import re
@@ -39,8 +43,7 @@ if TYPE_CHECKING:
                 names: bool = ...) -> Iterator[LogCommit]: ...
 
 SESSION_TRAILER = "Genesis-Session"
-DEFAULT_PATTERN = r"[A-Z][A-Z0-9]+-\d+"
-TRAILER_MODES = ("story", "always", "never")
+DEFAULT_PATTERN = DEFAULT_STORY_PATTERN
 # Tokens shaped like ids that name encodings, hashes, ciphers, standards, advisories,
 # architectures and models: never a story (``story.ignore`` extends the list).
 NON_STORY_PREFIXES = (
@@ -78,9 +81,9 @@ class StoryRules:
     @classmethod
     def from_config(cls, config: Any) -> StoryRules:
         """From a :class:`genesis_git.config.settings.Config`."""
-        return cls(config.str("story.pattern"), config.list("story.prefixes"),
-                   config.list("story.ignore"), config.bool("story.require_story"),
-                   config.str("story.session_trailer"))
+        story = config.settings.story
+        return cls(story.pattern, story.prefixes, story.ignore, story.require_story,
+                   story.session_trailer)
 
     def _key(self) -> tuple[object, ...]:
         return (self.pattern, self.prefixes, self.ignore, self.require, self.trailer)
@@ -339,7 +342,8 @@ def unrecognised_id(subject: str) -> str | None:
 
 # -- the settings, as the hooks read them -----------------------------------------------
 
-LIGHT_ENV = ("GENESIS_STORY_PATTERN", "GENESIS_STORY_REQUIRE_STORY")
+LIGHT_ENV = (setting_variable("story", "pattern"), setting_variable("story", "require_story"))
+STORY_ENV_PREFIX = setting_variable("story", "")
 
 
 def _mentions_story(path: str) -> bool:
@@ -351,26 +355,17 @@ def _mentions_story(path: str) -> bool:
         return False
 
 
-def _env_bool(text: str) -> bool | None:
-    low = text.strip().lower()
-    if low in {"1", "true", "yes", "on"}:
-        return True
-    if low in {"0", "false", "no", "off", ""}:
-        return False
-    return None
-
-
 def story_settings(root: str) -> StoryRules:
     """The ``story.*`` settings for the worktree at ``root``: read from the environment
     alone when no configuration file mentions stories (the hooks' fast path), else by the
     real loader, which also says what is wrong."""
     import os
-    require_env = os.environ.get("GENESIS_STORY_REQUIRE_STORY")
+    require_env = os.environ.get(LIGHT_ENV[1])
     needs_full = any(_mentions_story(os.path.join(root, name))
                      for name in ("pyproject.toml", ".genesis.toml"))
-    if require_env is not None and _env_bool(require_env) is None:
+    if require_env is not None and parse_bool(require_env) is None:
         needs_full = True  # let the real loader say what is wrong
-    if any(k.startswith("GENESIS_STORY_") and k not in LIGHT_ENV for k in os.environ):
+    if any(k.startswith(STORY_ENV_PREFIX) and k not in LIGHT_ENV for k in os.environ):
         needs_full = True
     if needs_full:
         from pathlib import Path
@@ -378,5 +373,5 @@ def story_settings(root: str) -> StoryRules:
         from genesis_git.config.settings import load_config
 
         return StoryRules.from_config(load_config(Path(root)))
-    pattern = os.environ.get("GENESIS_STORY_PATTERN", DEFAULT_PATTERN)
-    return StoryRules(pattern, require=bool(require_env is not None and _env_bool(require_env)))
+    pattern = os.environ.get(LIGHT_ENV[0], DEFAULT_PATTERN)
+    return StoryRules(pattern, require=bool(require_env is not None and parse_bool(require_env)))

@@ -20,6 +20,7 @@ after ``genesis sync`` is this clone's view.
 
 from __future__ import annotations
 
+from genesis_git.kernel.vocabulary import ROLE_REQUIREMENT
 from genesis_git.store import sessions as session_rows
 from genesis_git.store import stories as story_rows
 from genesis_git.stories import tables as ledger
@@ -128,7 +129,7 @@ def _follow_commits(conn: sqlite3.Connection, moved: Sequence[tuple[int, str]],
                                     private=bool(note and note["private"]))
             for req in story_rows.requirements_from(conn, a["source_ref"], a["story_id"]):
                 for sid in targets:
-                    ledger.add_artifact(conn, sid, "requirement", doc_id=req["doc_id"],
+                    ledger.add_artifact(conn, sid, ROLE_REQUIREMENT, doc_id=req["doc_id"],
                                         doc_version=req["doc_version"], path=req["path"],
                                         change_type=req["change_type"],
                                         source_ref=req["source_ref"], created_at=req["created_at"])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 
 from genesis_git.kernel.transaction import Transaction
+from genesis_git.kernel.vocabulary import LINK_COMMIT, ROLE_ORDER, STATUS_DRAFT, STATUS_IN_PROGRESS
 from genesis_git.store import ledger as ledger_rows
 from genesis_git.store import sessions as session_rows
 from genesis_git.store import stories as story_rows
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from genesis_git.stories.commits import GitRepo
 
 COMMIT_SOURCE = "commit"
-ROLE_ORDER = ("requirement", "analysis", "decision", "risk", "test_model", "note", "doc_change")
 
 
 def now() -> str:
@@ -61,7 +61,7 @@ def session_row(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None
 # -- writes --------------------------------------------------------------------
 
 def ensure_record(conn: sqlite3.Connection, *, story_id: str, project_id: str,
-                  title: str | None, status: str = "in_progress", baseline: str | None = None,
+                  title: str | None, status: str = STATUS_IN_PROGRESS, baseline: str | None = None,
                   by: str | None = None) -> bool:
     """Create the story if it is missing; fill an empty title.  True when it was created."""
     stamp = now()
@@ -88,7 +88,7 @@ def _move_status(conn: sqlite3.Connection, story_id: str, old: str, new: str) ->
 
 def promote(conn: sqlite3.Connection, story_id: str) -> bool:
     """A ``draft`` story that gets a commit moves to ``in_progress``."""
-    return _move_status(conn, story_id, "draft", "in_progress")
+    return _move_status(conn, story_id, STATUS_DRAFT, STATUS_IN_PROGRESS)
 
 
 def touch(conn: sqlite3.Connection, story_id: str, by: str | None = None) -> None:
@@ -159,7 +159,7 @@ def drop_commit(conn: sqlite3.Connection, sha: str, *, record: bool = True,
         stories.update(dict.fromkeys(linked))
     if record:
         for story_id in linked:
-            outbox.emit(conn, "link.removed", {"link_type": "commit", "target": sha},
+            outbox.emit(conn, "link.removed", {"link_type": LINK_COMMIT, "target": sha},
                         story_id=story_id)
     n = story_rows.delete_commit_links(conn, sha)
     return n + story_rows.delete_commit_artifacts(conn, sha, COMMIT_SOURCE)
@@ -175,7 +175,7 @@ def set_baseline(conn: sqlite3.Connection, story_id: str, sha: str | None) -> bo
 
 def set_draft(conn: sqlite3.Connection, story_id: str) -> bool:
     """An ``in_progress`` story whose commits all left goes back to ``draft``."""
-    return _move_status(conn, story_id, "in_progress", "draft")
+    return _move_status(conn, story_id, STATUS_IN_PROGRESS, STATUS_DRAFT)
 
 
 _KEY_FIELDS = ("role", "doc_id", "path", "section", "change_type", "note_id")
@@ -279,7 +279,7 @@ def list_records(conn: sqlite3.Connection, status: str | None = None) -> list[di
 
 def check_status(status: str) -> None:
     from genesis_git.kernel.errors import UsageError
-    from genesis_git.store.migrations import STORY_STATUSES
+    from genesis_git.kernel.vocabulary import STORY_STATUSES
 
     if status not in STORY_STATUSES:
         raise UsageError(f"unknown status {status!r}",
@@ -288,7 +288,7 @@ def check_status(status: str) -> None:
 
 def check_link_type(link_type: str) -> None:
     from genesis_git.kernel.errors import UsageError
-    from genesis_git.store.migrations import LINK_TYPES
+    from genesis_git.kernel.vocabulary import LINK_TYPES
 
     if link_type not in LINK_TYPES:
         raise UsageError(f"unknown link type {link_type!r}",
@@ -311,7 +311,7 @@ def set_record(conn: sqlite3.Connection, project_id: str, story_id: str, *,
         raise UsageError("the story id is empty")
     with immediate(conn):
         created = ensure_record(conn, story_id=story_id, project_id=project_id, title=title,
-                                status=status or "draft", by=by)
+                                status=status or STATUS_DRAFT, by=by)
         if not created:
             story_rows.set_status_and_title(conn, story_id, status, title)
             if title is not None:

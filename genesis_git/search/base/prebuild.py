@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 def wanted(ctx: Context, session_id: str) -> bool:
     """Whether the session is large enough and has no saved search base yet."""
-    threshold = ctx.config.int("search.prebuild_chunks")
+    threshold = ctx.config.settings.search.prebuild_chunks
     if threshold <= 0:
         return False
     path = search_base_path(ctx.conn, session_id)

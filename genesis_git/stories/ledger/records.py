@@ -100,6 +100,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from genesis_git.kernel.vocabulary import LINK_COMMIT, STATUS_DRAFT
 from genesis_git.stories.ledger.outbox import new_id, now_iso, record_line
 
 __all__ = ["KINDS", "LEDGER_REF", "Record", "StoryState", "fold", "new_id", "now_iso",
@@ -265,7 +266,7 @@ SCALAR_KINDS = ("story.created", "story.title", "story.status", "story.baseline"
 class StoryState:
     story_id: str
     title: str | None = None
-    status: str = "draft"
+    status: str = STATUS_DRAFT
     project_id: str | None = None
     baseline_commit_sha: str | None = None
     created_at: str | None = None
@@ -386,11 +387,11 @@ def _fold_story(sid: str, recs: list[Record], retracted: set[str]) -> StoryState
         state.updated_at, state.updated_by = rec.time, rec.author
         state.record_ids.append(rec.id)
     state.title = title or created_title
-    state.status = status or created_status or "draft"
+    state.status = status or created_status or STATUS_DRAFT
     if baseline is not None:
         state.baseline_commit_sha = baseline[0]
     present = [item for alive, item in links.values() if alive]
-    commits = {item["target"] for item in present if item["link_type"] == "commit"}
+    commits = {item["target"] for item in present if item["link_type"] == LINK_COMMIT}
     state.links = sorted(present, key=lambda i: (i["created_at"], i["record_id"]))
     state.artifacts = sorted(
         (a for a in artifacts.values()

@@ -283,7 +283,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
     must stay quick, and the commits it pushes were made here, under the hooks)."""
     root = repo.root
     say = warn or R._stderr_warn
-    share = bool(config.bool("ledger.share"))
+    share = config.settings.ledger.share
     notes: list[str] = []
     names, fetch_lines, _ = _remote_config(root)
     if remote is None:

@@ -26,10 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.kernel.transaction import Transaction
+from genesis_git.kernel.vocabulary import (
+    CHANGE_TYPES,
+    LINK_COMMIT,
+    LINK_TYPES,
+    STATUS_DRAFT,
+    STORY_ROLES,
+    STORY_STATUSES,
+)
 from genesis_git.store import kv
 from genesis_git.store import ledger as ledger_rows
 from genesis_git.store import stories as story_rows
-from genesis_git.store.migrations import CHANGE_TYPES, LINK_TYPES, STORY_ROLES, STORY_STATUSES
 from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
 from genesis_git.stories.ledger.records import Record, Warn
@@ -150,7 +157,7 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
             changed += _update_story(conn, state, {r.kind for r in recs})
             for link_type, target in _removed_links(recs):
                 changed += story_rows.delete_link(conn, sid, link_type, target)
-                if link_type == "commit":
+                if link_type == LINK_COMMIT:
                     story_rows.delete_story_commit_files(conn, sid, target)
         for link in state.links:
             if link["link_type"] not in LINK_TYPES:
@@ -182,7 +189,7 @@ def apply(conn: sqlite3.Connection, story_ids: Iterable[str], project_id: str, *
 
 
 def _status(state: R.StoryState) -> str:
-    return state.status if state.status in STORY_STATUSES else "draft"
+    return state.status if state.status in STORY_STATUSES else STATUS_DRAFT
 
 
 def _story_row(state: R.StoryState, project_id: str) -> tuple[Any, ...]:
