@@ -11,7 +11,7 @@ import typer
 
 from genesis_git.cli import docs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def genesis_cmd() -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "genesis_git"
+PACKAGE = Path(__file__).resolve().parents[2] / "genesis_git"
 
 # Low to high, one folder (a layer) each.  A module may import from its own folder and the
 # folders below it.  A subfolder named here is a layer of its own, below its parent.
