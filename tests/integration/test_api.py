@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -75,17 +74,6 @@ def test_story_and_design_parts(shop: Path) -> None:
         g.story("STORY-99")
     with pytest.raises(GenesisError):
         g.design("card spacing")  # no design library in this repository yet
-    g.close()
-
-
-def test_missing_parts_say_so(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "genesis_git.search", None)
-    monkeypatch.setitem(sys.modules, "genesis_git.stories.context", None)
-    g = Genesis(shop)
-    with pytest.raises(GenesisError, match="^search is not available in this installation"):
-        g.search("order")
-    with pytest.raises(GenesisError, match="^the story ledger is not available"):
-        g.story("STORY-1")
     g.close()
 
 
