@@ -1,8 +1,9 @@
 """The seed API for retrieval-augmented impact investigation: a façade.
 
 ``from genesis_git.rag import RagStore, ImpactRAG, get_embedder`` works as seed
-000 writes it; the names are loaded on first use.  The embedders themselves
-live in :mod:`genesis_git.providers.embedders`, below the indexer that uses them.
+000 writes it, and so do its modules ``genesis_git.rag.embeddings``, ``.store`` and
+``.impact_rag``; the names are loaded on first use.  The embedders themselves live in
+:mod:`genesis_git.providers.embedders`, below the indexer that uses them.
 """
 
 from __future__ import annotations
