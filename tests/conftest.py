@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, SAMPLE_FILES, build_repo, git, make_repo
+from helpers import ROOT, SAMPLE_FILES, build_repo, git
 
 TESTS = Path(__file__).resolve().parent
 KINDS = ("unit", "integration", "e2e")
@@ -56,14 +56,6 @@ def genesis_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     return home
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A committed repository with a few files of each kind; the cwd is its root."""
-    root = make_repo(tmp_path / "repo", SAMPLE_FILES)
-    monkeypatch.chdir(root)
-    yield root
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test with the kind its folder names (``pytest -m unit``)."""
@@ -76,14 +68,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(kind)
 
 
-# -- the shop: one example repository, built once per session, copied for each test ------------
+# -- repositories: each content built once per session, a fresh copy for each test ------------
 
 EXAMPLES = ROOT / "examples" / "shop"
 Template = Callable[..., Path]
 
 
 @pytest.fixture(scope="session")
-def shop_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+def repo_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
     """``template(files=None, extra=None, message=...)``: a committed repository, built once
     per session for each content and never used directly.  Its files are ``examples/shop``, or
     ``files`` instead when given, plus ``extra``."""
@@ -94,24 +86,40 @@ def shop_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
         key = (tuple(sorted(files.items())) if files is not None else None,
                tuple(sorted((extra or {}).items())), message)
         if key not in built:
-            root = tmp_path_factory.mktemp("shop-template") / "shop"
+            root = tmp_path_factory.mktemp("repo-template") / "repo"
             if files is None:
                 shutil.copytree(EXAMPLES, root,
                                 ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
             built[key] = build_repo(root, {**(files or {}), **(extra or {})}, message,
-                                    home=tmp_path_factory.mktemp("shop-home"))
+                                    home=tmp_path_factory.mktemp("repo-home"))
         return built[key]
 
     return template
 
 
+def copy_repo(template: Path, dest: Path) -> Path:
+    """A copy of a template repository, ``.git`` included, as fresh as a new clone."""
+    shutil.copytree(template, dest, symlinks=True)
+    git(dest, "update-index", "-q", "--refresh")  # the copy's files have new inodes
+    return dest
+
+
 @pytest.fixture
-def shop(request: pytest.FixtureRequest, shop_template: Template, tmp_path: Path,
+def repo(repo_template: Template, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A committed repository with a few files of each kind (``SAMPLE_FILES``) at
+    ``tmp_path / "repo"``; the cwd is its root."""
+    root = copy_repo(repo_template(files=SAMPLE_FILES, message="initial"), tmp_path / "repo")
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def shop(request: pytest.FixtureRequest, repo_template: Template, tmp_path: Path,
          monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh copy (``.git`` included) of the shop repository at ``tmp_path / "shop"``; the
     cwd is its root.  A module or test picks another content with
     ``pytest.mark.shop(files=..., extra=..., message=..., env=..., chdir=...)``: the arguments
-    of :func:`shop_template`, environment variables to set, and ``chdir=False`` to stay put."""
+    of :func:`repo_template`, environment variables to set, and ``chdir=False`` to stay put."""
     from genesis_git.search.session_index import clear_memory
 
     mark = request.node.get_closest_marker("shop")
@@ -119,9 +127,7 @@ def shop(request: pytest.FixtureRequest, shop_template: Template, tmp_path: Path
     chdir = options.pop("chdir", True)
     for name, value in options.pop("env", {}).items():
         monkeypatch.setenv(name, value)
-    root = tmp_path / "shop"
-    shutil.copytree(shop_template(**options), root, symlinks=True)
-    git(root, "update-index", "-q", "--refresh")  # the copy's files have new inodes
+    root = copy_repo(repo_template(**options), tmp_path / "shop")
     if chdir:
         monkeypatch.chdir(root)
     clear_memory()
