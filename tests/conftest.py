@@ -17,6 +17,7 @@ import os
 import secrets
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -66,6 +67,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{path}: a test lives in tests/unit, tests/integration or "
                                     "tests/e2e, by what it runs (see tests/conftest.py)")
         item.add_marker(kind)
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_start_no_process(request: pytest.FixtureRequest,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test in tests/unit that starts a process (git included) fails and says where it goes."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a unit test starts no process: it belongs in tests/integration")
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+    for name in ("posix_spawn", "posix_spawnp", "fork"):
+        if hasattr(os, name):
+            monkeypatch.setattr(os, name, refuse)
 
 
 # -- repositories: each content built once per session, a fresh copy for each test ------------
