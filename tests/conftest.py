@@ -1,21 +1,33 @@
 """Fixtures: a private genesis home, a pinned git identity, real temporary repositories,
 and a guard that no process a test started outlives it.
 
-Helpers that tests import live in ``helpers.py``.
+Tests live in three folders by kind, and each test is marked with its folder's name:
+
+- ``unit``: pure functions; no git repository, no subprocess, no database file;
+- ``integration``: real git repositories, SQLite files and the library core in process;
+- ``e2e``: the console script or the hooks as real subprocesses, the demo, the wheel,
+  the MCP server over stdio, PostgreSQL.
+
+Helpers that tests import live in ``helpers.py`` (importable from every folder).
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
+import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
-from helpers import SAMPLE_FILES, make_repo
+from helpers import ROOT, SAMPLE_FILES, build_repo, git
+
+TESTS = Path(__file__).resolve().parent
+KINDS = ("unit", "integration", "e2e")
 
 # Every process the suite starts inherits this variable, detached ones included, so
 # that the guard below finds them wherever they were re-parented.
@@ -45,12 +57,98 @@ def genesis_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     return home
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with the kind its folder names (``pytest -m unit``)."""
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        kind = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else None
+        if kind not in KINDS:
+            raise pytest.UsageError(f"{path}: a test lives in tests/unit, tests/integration or "
+                                    "tests/e2e, by what it runs (see tests/conftest.py)")
+        item.add_marker(kind)
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_start_no_process(request: pytest.FixtureRequest,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test in tests/unit that starts a process (git included) fails and says where it goes."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a unit test starts no process: it belongs in tests/integration")
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+    for name in ("posix_spawn", "posix_spawnp", "fork"):
+        if hasattr(os, name):
+            monkeypatch.setattr(os, name, refuse)
+
+
+# -- repositories: each content built once per session, a fresh copy for each test ------------
+
+EXAMPLES = ROOT / "examples" / "shop"
+Template = Callable[..., Path]
+
+
+@pytest.fixture(scope="session")
+def repo_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    """``template(files=None, extra=None, message=...)``: a committed repository, built once
+    per session for each content and never used directly.  Its files are ``examples/shop``, or
+    ``files`` instead when given, plus ``extra``."""
+    built: dict[tuple[object, ...], Path] = {}
+
+    def template(files: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None,
+                 message: str = "shop example") -> Path:
+        key = (tuple(sorted(files.items())) if files is not None else None,
+               tuple(sorted((extra or {}).items())), message)
+        if key not in built:
+            root = tmp_path_factory.mktemp("repo-template") / "repo"
+            if files is None:
+                shutil.copytree(EXAMPLES, root,
+                                ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+            built[key] = build_repo(root, {**(files or {}), **(extra or {})}, message,
+                                    home=tmp_path_factory.mktemp("repo-home"))
+        return built[key]
+
+    return template
+
+
+def copy_repo(template: Path, dest: Path) -> Path:
+    """A copy of a template repository, ``.git`` included, as fresh as a new clone."""
+    shutil.copytree(template, dest, symlinks=True)
+    git(dest, "update-index", "-q", "--refresh")  # the copy's files have new inodes
+    return dest
+
+
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A committed repository with a few files of each kind; the cwd is its root."""
-    root = make_repo(tmp_path / "repo", SAMPLE_FILES)
+def repo(repo_template: Template, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A committed repository with a few files of each kind (``SAMPLE_FILES``) at
+    ``tmp_path / "repo"``; the cwd is its root."""
+    root = copy_repo(repo_template(files=SAMPLE_FILES, message="initial"), tmp_path / "repo")
     monkeypatch.chdir(root)
-    yield root
+    return root
+
+
+@pytest.fixture
+def shop(request: pytest.FixtureRequest, repo_template: Template, tmp_path: Path,
+         monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh copy (``.git`` included) of the shop repository at ``tmp_path / "shop"``; the
+    cwd is its root.  A module or test picks another content with
+    ``pytest.mark.shop(files=..., extra=..., message=..., env=..., chdir=...)``: the arguments
+    of :func:`repo_template`, environment variables to set, and ``chdir=False`` to stay put."""
+    from genesis_git.search.session_index import clear_memory
+
+    mark = request.node.get_closest_marker("shop")
+    options = dict(mark.kwargs) if mark else {}
+    chdir = options.pop("chdir", True)
+    for name, value in options.pop("env", {}).items():
+        monkeypatch.setenv(name, value)
+    root = copy_repo(repo_template(**options), tmp_path / "shop")
+    if chdir:
+        monkeypatch.chdir(root)
+    clear_memory()
+    return root
 
 
 # -- no process outlives its test -------------------------------------------------------------

@@ -75,6 +75,27 @@ SAMPLE_FILES = {
 }
 
 
+def build_repo(path: Path, files: dict[str, str], message: str, *, home: Path) -> Path:
+    """Commit what ``path`` holds plus ``files`` into a new repository at ``path``, with git
+    reading no configuration but the repository's own (``home`` stands in for $HOME)."""
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        env[var] = "Test User"
+    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        env[var] = "test@example.com"
+    path.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        write(path, rel, text)
+    git(path, "init", "-q", "-b", "main", env=env)
+    for key, value in (("user.name", "Test User"), ("user.email", "test@example.com"),
+                       ("commit.gpgsign", "false")):
+        git(path, "config", key, value, env=env)
+    git(path, "add", "-A", env=env)
+    git(path, "commit", "-q", "-m", message, env=env)
+    return path
+
+
 def commit_files(root: Path, msg: str, files: dict[str, str | None] | None = None,
                  *extra: str) -> str:
     """Write (or, for ``None``, remove) files, commit them with ``msg``; the new HEAD."""

@@ -1,8 +1,9 @@
 """The library API for retrieval-augmented impact investigation: a façade.
 
 ``from genesis_git.rag import RagStore, ImpactRAG, get_embedder`` works as
-docs/explanation/architecture.md ("The library API") writes it; the names are loaded on
-first use. The embedders themselves live in :mod:`genesis_git.providers.embedders`,
+docs/explanation/architecture.md ("The library API") writes it, and so do its modules
+``genesis_git.rag.embeddings``, ``.store`` and ``.impact_rag``; the names are loaded on
+first use.  The embedders themselves live in :mod:`genesis_git.providers.embedders`,
 below the indexer that uses them.
 """
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,24 +13,12 @@ from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
 
-from helpers import ROOT, git, running, write
+from helpers import git, running, write
 
 runner = CliRunner()
 REQ = "订单表新增字段 discount_code"
 FOUR = {"db/schema.sql", "app/models/order.py", "app/api/schemas.py",
         "app/templates/order_detail.html"}
-
-
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """examples/shop committed into a fresh repository; the cwd is its root."""
-    root = tmp_path / "shop"
-    shutil.copytree(ROOT / "examples" / "shop", root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "shop example")
-    monkeypatch.chdir(root)
-    return root
 
 
 def impact(*args: str) -> Any:

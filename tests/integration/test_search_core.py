@@ -35,12 +35,7 @@ CN_FILES = {
 }
 
 
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = make_repo(tmp_path / "shop", CN_FILES)
-    monkeypatch.chdir(root)
-    clear_memory()
-    return root
+pytestmark = pytest.mark.shop(files=CN_FILES)
 
 
 def run(query: str, **kw: object) -> tuple[Context, object]:

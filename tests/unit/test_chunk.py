@@ -9,7 +9,7 @@ import pytest
 
 from genesis_git.index.chunk import _chunk_python, chunk_text
 
-PACKAGE = Path(__file__).resolve().parent.parent / "genesis_git"
+PACKAGE = Path(__file__).resolve().parents[2] / "genesis_git"
 
 
 def ast_blocks(text: str, max_lines: int) -> list[tuple[int, int, str, str | None]]:

@@ -3,7 +3,6 @@ and design."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +16,7 @@ from genesis_git.rag.impact_rag import ImpactRAG
 from genesis_git.rag.store import RagStore
 from genesis_git.search.results import SearchOptions
 
-from helpers import ROOT, git
-
-
-@pytest.fixture
-def shop(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(ROOT / "examples" / "shop", root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "STORY-3: shop example")
-    return root
+pytestmark = pytest.mark.shop(message="STORY-3: shop example", chdir=False)
 
 
 # -- seed 000, task 5 (GenesisService with use_rag), adapted -----------------------

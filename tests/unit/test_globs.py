@@ -78,7 +78,7 @@ def test_config_globs_follow_the_same_rules() -> None:
 
 
 def test_the_examples_codeowners_file_still_reads_the_same() -> None:
-    shop = Path(__file__).resolve().parent.parent / "examples" / "shop"
+    shop = Path(__file__).resolve().parents[2] / "examples" / "shop"
     owners = CodeOwners((shop / "CODEOWNERS").read_text(encoding="utf-8"))
     assert all(owner is None or owner.startswith("@") for owner in
                (owners.owner(p.relative_to(shop).as_posix()) for p in shop.rglob("*")

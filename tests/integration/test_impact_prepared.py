@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -17,9 +16,8 @@ from genesis_git.impact.signals import analyze
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.search.session_index import clear_memory
 
-from helpers import make_repo, write
+from helpers import write
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "shop"
 EXTRA = {
     "web/api.ts": "import { total } from './lib/total'\nexport const api = () => total(1)\n",
     "web/lib/total.ts": "export function total(n: number) { return n * 2 }\n",
@@ -37,14 +35,7 @@ REQUIREMENTS = [
 ]
 
 
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, genesis_env: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(EXAMPLES, root)
-    make_repo(root, EXTRA)  # commits the examples and the extra files at once
-    monkeypatch.chdir(root)
-    clear_memory()
-    return root
+pytestmark = pytest.mark.shop(extra=EXTRA)  # the examples and the extra files in one commit
 
 
 def _both(requirement: str):  # type: ignore[no-untyped-def]

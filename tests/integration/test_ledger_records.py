@@ -17,7 +17,7 @@ from genesis_git.stories.ledger.records import Record, fold
 
 from helpers import git, make_repo
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rec(kind: str, story: str | None = "STORY-12", *, t: str = "2026-12-01T03:20:00.000Z",

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,11 +82,7 @@ class RawClient:
         return result
 
 
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    root = make_repo(tmp_path / "shop", SAMPLE_FILES)
-    monkeypatch.chdir(root)
-    yield root
+pytestmark = pytest.mark.shop(files=SAMPLE_FILES)
 
 
 def test_a_plain_json_rpc_client_gets_the_cli_results(shop: Path, tmp_path: Path) -> None:

@@ -13,9 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.search.session_index import clear_memory
 
-from helpers import ROOT, genesis_cmd, git, make_repo, read_pty, write
+from helpers import ROOT, genesis_cmd, git, read_pty, write
 
 runner = CliRunner()
 
@@ -28,12 +27,7 @@ FILES = {
 }
 
 
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = make_repo(tmp_path / "shop", FILES)
-    monkeypatch.chdir(root)
-    clear_memory()
-    return root
+pytestmark = pytest.mark.shop(files=FILES)
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]

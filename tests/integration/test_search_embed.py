@@ -14,9 +14,8 @@ from genesis_git.cli.main import app
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.providers.embedders import EmbeddingError
 from genesis_git.search import SearchOptions, search
-from genesis_git.search.session_index import clear_memory
 
-from helpers import free_port_url, make_repo, running, write
+from helpers import free_port_url, running, write
 
 runner = CliRunner()
 
@@ -27,20 +26,14 @@ FILES = {
 }
 
 
+pytestmark = pytest.mark.shop(files=FILES, env={"TEST_EMBED_KEY": "sk-local"})
+
+
 def configure(root: Path, base_url: str, on_error: str = "fallback") -> None:
     write(root, ".genesis.toml",
           f'[embed]\nprovider = "openai"\nbase_url = "{base_url}"\nmodel = "mini"\n'
           f'api_key_env = "TEST_EMBED_KEY"\ntimeout = 2.0\non_error = "{on_error}"\n'
           '[index]\nexclude = [".genesis.toml"]\n')
-
-
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = make_repo(tmp_path / "shop", FILES)
-    monkeypatch.chdir(root)
-    monkeypatch.setenv("TEST_EMBED_KEY", "sk-local")
-    clear_memory()
-    return root
 
 
 def test_hybrid_search_with_a_real_endpoint(shop: Path) -> None:

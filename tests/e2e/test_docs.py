@@ -15,7 +15,7 @@ import typer
 
 from genesis_git.cli import docs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "docs" / "reference"
 
 

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
 from pytest_mock import MockerFixture
 
 from genesis_git.app.facade import Genesis
 from genesis_git.impact.agent import ImpactOptions
 
-from helpers import ROOT, git, make_repo
+from helpers import make_repo
 
 REQUIREMENTS = [
     "订单表新增字段 discount_code",
@@ -21,18 +19,6 @@ REQUIREMENTS = [
     "user login token expires",
     "qwxz nothing",
 ]
-
-
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(ROOT / "examples" / "shop", root,
-                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    make_repo(root)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "shop")
-    monkeypatch.chdir(root)
-    return root
 
 
 def test_a_kept_corpus_gives_the_same_impacts(shop: Path) -> None:

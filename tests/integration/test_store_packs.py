@@ -4,7 +4,6 @@ upgrade."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import struct
 from pathlib import Path
@@ -24,9 +23,8 @@ from genesis_git.store import connect as connect_mod
 from genesis_git.store.connect import connect
 from genesis_git.text.tokens import VOCABULARY, index_terms, tokenize
 
-from helpers import cached_chunks, make_repo
+from helpers import cached_chunks
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "shop"
 QUERIES = ["订单表新增字段 discount_code", "order total", "login password user"]
 
 
@@ -65,14 +63,7 @@ def test_vectors_pack_is_unit_float16() -> None:
     assert packs.decode_vectors(None, 4) is None
 
 
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, genesis_env: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(EXAMPLES, root)
-    make_repo(root, {"empty.txt": "", "logo.bin": "\0\0binary"})
-    monkeypatch.chdir(root)
-    clear_memory()
-    return root
+pytestmark = pytest.mark.shop(extra={"empty.txt": "", "logo.bin": "\0\0binary"})
 
 
 def test_indexing_writes_packs_and_facts_and_empty_chunk_rows(shop: Path) -> None:
