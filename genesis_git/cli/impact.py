@@ -114,7 +114,7 @@ def impact(
     for w in report.warnings:
         warn(w)
     if json_out:
-        emit_json(report.result)
+        emit_json(report.to_json())
     elif markdown:
         _render_markdown(report)
     elif report.matched:

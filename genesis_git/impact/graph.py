@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from genesis_git.impact.corpus import Corpus
 from genesis_git.index.facts import (
     class_methods,
     js_import_specs,
@@ -28,6 +27,7 @@ from genesis_git.index.facts import (
 from genesis_git.text.tokens import first_token, tokenize
 
 if TYPE_CHECKING:
+    from genesis_git.impact.corpus import Corpus
     from genesis_git.index.facts import BlobFacts
 
 JS_EXT = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte")

@@ -187,8 +187,8 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             report = g.investigate(requirement, k=k, history=history, graph=graph,
                                    stories=stories)
-            return report.result, render_impact(report.result, report.warnings,
-                                                report.suggestions)
+            return report.to_json(), render_impact(report.result, report.warnings,
+                                                   report.suggestions)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)
