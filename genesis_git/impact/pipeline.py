@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from genesis_git.impact import evidence, rerank
 from genesis_git.impact.analyse import QueryInfo, analyse_requirement
@@ -34,13 +35,13 @@ from genesis_git.text.querybounds import bound_query
 from genesis_git.text.tokens import synonym_table
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from genesis_git.config.settings import Config
+    from genesis_git.impact.history import History
     from genesis_git.index.session import Context
     from genesis_git.rag.impact_rag import ImpactRAG
 
 DEFAULT_CHUNKS = 12  # the ``impact.k`` setting's default
+Stories = list[tuple[str, str, list[str]]]  # (story id, text, paths) of the ledger
 
 
 @dataclass
@@ -71,17 +72,22 @@ class Scope:
     config: Config | None = None
 
 
+KeptCorpus = Corpus | Callable[[str], Corpus | None] | None
+
+
 def run(target: Context | Scope, requirement: str, options: ImpactOptions | None = None, *,
-        session_id: str | None = None, corpus: Corpus | None = None, refresh: bool = False,
+        session_id: str | None = None, corpus: KeptCorpus = None, refresh: bool = False,
         announce: Callable[[str], None] | None = None) -> ImpactResult:
     """The impact of ``requirement`` on ``target``.
 
     For a repository, ``session_id`` names the session (default: the active
     one, refreshed first with ``refresh``, started when there is none, said
-    through ``announce``), and ``corpus`` is that session's prepared corpus
-    when the caller keeps one.
+    through ``announce``); ``corpus`` is a prepared corpus the caller keeps,
+    or a function of the session id that gives one (used for its own session
+    only; otherwise the session's corpus is loaded).  The requirement is
+    analysed before any of that, so bad input fails before any indexing.
     """
-    opts = options or ImpactOptions()
+    opts = options or ImpactOptions()  # analyse
     if opts.k < 1:
         raise UsageError(f"-k must be at least 1 (got {opts.k})")
     config = target.config
@@ -93,12 +99,12 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
     chunks = opts.chunks if opts.chunks is not None else (
         config.int("impact.k") if config is not None else DEFAULT_CHUNKS)
     corpus, history, stories = _prepare(target, opts, session_id, corpus, refresh, announce)
-    ranking = rank(corpus, q, opts.rank_options(), history, stories)
+    ranking = rank(corpus, q, opts.rank_options(), history, stories)  # signals, combined
     out = ImpactResult(requirement, "cross-reference", warnings=list(q.notes),
                        matched_terms=ranking.matched_terms)
     docs = corpus.read(f.path for f in ranking.files[:opts.k])
     answer = None
-    if ask or opts.prompt_only:
+    if ask or opts.prompt_only:  # the LLM, optional
         top = ranking.files[:chunks]
         docs.update(corpus.read(f.path for f in top if f.path not in docs))
         excerpts = corpus.excerpts(requirement, q.weights, [docs[f.path] for f in top], chunks)
@@ -106,7 +112,7 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
         out.prompt = build_prompt(bound_query(requirement)[0], excerpts, candidates)
         if ask and not opts.prompt_only:
             answer = rerank.ask(engine, out.prompt, out.warnings)
-    if answer is None:
+    if answer is None:  # evidence, once, for the final ranking
         shown = ranking.files[:opts.k]
         out.impacts = evidence.cross_reference_impacts(q, ranking.tables, shown, docs)
     else:
@@ -126,8 +132,8 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
 
 
 def _prepare(target: Context | Scope, opts: ImpactOptions, session_id: str | None,
-             kept: Corpus | None, refresh: bool, announce: Callable[[str], None] | None
-             ) -> tuple[Corpus, Any, Any]:
+             kept: KeptCorpus, refresh: bool, announce: Callable[[str], None] | None
+             ) -> tuple[Corpus, History | None, Stories | None]:
     """The corpus, whole, and the history and stories a repository adds."""
     if isinstance(target, Scope):
         from genesis_git.impact.corpus_text import corpus_from_rag
@@ -138,6 +144,8 @@ def _prepare(target: Context | Scope, opts: ImpactOptions, session_id: str | Non
     from genesis_git.index.session import ensure_session
 
     sid = session_id or ensure_session(target, refresh=refresh, announce=announce)
+    if kept is not None and not isinstance(kept, Corpus):
+        kept = kept(sid)
     corpus = kept if kept is not None and kept.session_id == sid else load_context_corpus(target,
                                                                                          sid)
     history = load_history(target.conn, target.repo) if opts.history else None
