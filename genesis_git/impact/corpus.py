@@ -8,7 +8,8 @@ tokens and artifact type, and what the signals ask of it:
 * :meth:`Corpus.column_share` — the share of a table's columns each file
   mentions;
 * :meth:`Corpus.graph` — definitions, tables and imports
-  (:mod:`genesis_git.impact.graph`);
+  (:mod:`genesis_git.impact.graph`), built from :meth:`Corpus.definitions`,
+  :meth:`Corpus.py_imports` and :meth:`Corpus.js_imports`;
 * :attr:`Corpus.flags` — lock, vendored, generated, data and changelog files;
 * :meth:`Corpus.read` — the files in full (chunks, text, tokens), for the
   evidence and the prompt of the files a result shows;
@@ -37,7 +38,7 @@ from genesis_git.impact.prompt import PromptChunk
 from genesis_git.text.tokens import tokenize
 
 if TYPE_CHECKING:
-    from genesis_git.impact.graph import Graph
+    from genesis_git.impact.graph import Graph, Symbols, Tables
     from genesis_git.index.facts import BlobFacts
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -142,6 +143,19 @@ class Corpus(ABC):
     def column_share(self, cols: list[str]) -> dict[str, float]:
         """The share of ``cols`` each file's chunks mention (paths do not count); files that
         mention none are left out."""
+
+    @abstractmethod
+    def definitions(self, path: str, wanted: set[str] | None) -> tuple[Symbols, Tables]:
+        """The symbols and tables ``path`` defines (with ``wanted``, only symbols whose token
+        may be in it: that only saves time)."""
+
+    @abstractmethod
+    def py_imports(self, path: str) -> list[tuple[str, list[str]]]:
+        """The Python imports of ``path``: (module, names) pairs."""
+
+    @abstractmethod
+    def js_imports(self, path: str) -> list[str]:
+        """The JavaScript/TypeScript module specifiers ``path`` imports."""
 
     def graph(self, wanted: set[str]) -> Graph:
         """The reference graph; ``wanted`` (the query's tokens) only saves time: the answers

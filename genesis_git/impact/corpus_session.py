@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from genesis_git.impact.corpus import ChunkDoc, Corpus, FileDoc, TextScores, finish
+from genesis_git.impact.graph import Symbols, Tables, definitions_in_facts
 from genesis_git.index import packs
 from genesis_git.index.cache import read_packs
 from genesis_git.store import blobs, sessionmap
@@ -55,6 +56,18 @@ class SessionCorpus(Corpus):
 
     def column_share(self, cols: list[str]) -> dict[str, float]:
         return self.stats.column_share(self, cols)
+
+    def definitions(self, path: str, wanted: set[str] | None) -> tuple[Symbols, Tables]:
+        facts = self.files[path].facts
+        return definitions_in_facts(path, facts, wanted) if facts is not None else ([], [])
+
+    def py_imports(self, path: str) -> list[tuple[str, list[str]]]:
+        facts = self.files[path].facts
+        return facts.full().py_imports if facts is not None else []
+
+    def js_imports(self, path: str) -> list[str]:
+        facts = self.files[path].facts
+        return facts.full().js_imports if facts is not None else []
 
     def read(self, paths: Iterable[str]) -> dict[str, FileDoc]:
         out = {p: self.files[p] for p in paths if p in self.files}

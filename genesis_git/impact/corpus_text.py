@@ -16,8 +16,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from genesis_git.impact.corpus import ChunkDoc, Corpus, FileDoc, TextScores, finish
+from genesis_git.impact.graph import Symbols, Tables, definitions_in_chunks
 from genesis_git.impact.prompt import PromptChunk
 from genesis_git.index.classify import artifact_type, content_hint
+from genesis_git.index.facts import js_import_specs, py_import_specs
 from genesis_git.store import sessionmap
 from genesis_git.text import bm25
 from genesis_git.text.tokens import tokenize
@@ -82,6 +84,15 @@ class TextCorpus(Corpus):
             if seen:
                 out[path] = len(seen) / len(cols)
         return out
+
+    def definitions(self, path: str, wanted: set[str] | None) -> tuple[Symbols, Tables]:
+        return definitions_in_chunks(path, self.files[path].chunks, wanted)
+
+    def py_imports(self, path: str) -> list[tuple[str, list[str]]]:
+        return py_import_specs(self.files[path].text)
+
+    def js_imports(self, path: str) -> list[str]:
+        return js_import_specs(self.files[path].text)
 
     def read(self, paths: Iterable[str]) -> dict[str, FileDoc]:
         return {p: self.files[p] for p in paths if p in self.files}
