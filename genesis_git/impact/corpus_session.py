@@ -5,7 +5,7 @@ symbols, methods, imports: :mod:`genesis_git.impact.facts`) and no text; the
 term statistics come from the session's search base
 (:class:`~genesis_git.impact.stats.TextStats`).  That is all ranking reads.
 :meth:`SessionCorpus.read` reads the full chunks of the files a result shows,
-as new documents: the corpus itself never changes.
+as new documents: the files ranking reads never change.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ class SessionCorpus(Corpus):
         super().__init__(files, session_id)
         self.stats = stats
         self.conn = conn
+        self._whole: dict[str, FileDoc] = {}  # read in full (kept only by a kept corpus)
 
     def text_scores(self, weights: dict[str, float]) -> TextScores:
         return self.stats.text_scores(self, weights)
@@ -70,20 +71,30 @@ class SessionCorpus(Corpus):
         return facts.full().js_imports if facts is not None else []
 
     def read(self, paths: Iterable[str]) -> dict[str, FileDoc]:
-        out = {p: self.files[p] for p in paths if p in self.files}
+        """New documents with all their chunks; a kept corpus keeps those it has read (the
+        same files come back from one query to the next)."""
+        out: dict[str, FileDoc] = {}
         by_blob: dict[int, list[FileDoc]] = {}
-        for path, doc in out.items():
-            if doc.facts is None or doc.blob_id is None:
-                continue  # a file without chunks
-            whole = out[path] = FileDoc(path, doc.artifact_type, [], doc.path_tokens,
-                                        blob_id=doc.blob_id)
-            by_blob.setdefault(doc.blob_id, []).append(whole)
+        for path in paths:
+            doc = self.files.get(path)
+            if doc is None:
+                continue
+            if path in self._whole:
+                out[path] = self._whole[path]
+            elif doc.facts is None or doc.blob_id is None:
+                out[path] = doc  # a file without chunks
+            else:
+                whole = out[path] = FileDoc(path, doc.artifact_type, [], doc.path_tokens,
+                                            blob_id=doc.blob_id)
+                by_blob.setdefault(doc.blob_id, []).append(whole)
         for bid, chunk in read_chunks(self.conn, by_blob):
             for whole in by_blob[bid]:
                 whole.chunks.append(chunk)
         for docs in by_blob.values():
             for whole in docs:
                 whole.chunks.sort(key=lambda c: (c.start_line, c.end_line))
+                if self.keep:
+                    self._whole[whole.path] = whole
         return out
 
     def _chunk_texts(self) -> Iterator[tuple[list[str], str]]:
