@@ -85,7 +85,7 @@ def scratch_clone(full: Path, dest: Path, parent: str, commit: str) -> Path:
 
 
 def is_changelog(path: str) -> bool:
-    from genesis_git.impact.signals import file_flags
+    from genesis_git.impact.kinds import file_flags
 
     return "changelog" in file_flags(path)
 
@@ -114,10 +114,10 @@ def without_changelog(gold: list[str], ranked: list[str]) -> tuple[list[str], li
 
 def run_case(scratch: Path, query: str, variants: list[str], weights: dict[str, Any], k: int
              ) -> dict[str, list[str]]:
-    from genesis_git.impact.corpus import load_session_corpus
+    from genesis_git.impact.analyse import analyze
+    from genesis_git.impact.combine import RankOptions, Weights, rank
+    from genesis_git.impact.corpus_text import load_session_corpus
     from genesis_git.impact.history import load_history
-    from genesis_git.impact.rank import RankOptions, Weights, rank
-    from genesis_git.impact.signals import analyze
     from genesis_git.index.session import ensure_session, open_context
 
     ctx = open_context(scratch)

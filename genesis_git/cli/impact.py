@@ -61,7 +61,7 @@ def impact(
     from genesis_git.render.impact import markdown_lines, no_match, text_lines
 
     if json_out:
-        emit_json(report.result)
+        emit_json(report.to_json())
     elif markdown:
         _render(markdown_lines(report.result))
     elif report.matched:

@@ -1,5 +1,12 @@
-"""Impact investigation: which files, symbols and fields a requirement affects, and why."""
+"""Impact investigation: which files, symbols and fields a requirement affects, and why.
 
-from genesis_git.impact.agent import ImpactAgent, ImpactOptions, ImpactReport, investigate
+One pass (:func:`run`): analyse → corpus → signals → combine → (LLM rerank)
+→ evidence → :class:`ImpactResult`.
+"""
 
-__all__ = ["ImpactAgent", "ImpactOptions", "ImpactReport", "investigate"]
+from genesis_git.impact.agent import ImpactAgent, ImpactReport, investigate
+from genesis_git.impact.pipeline import ImpactOptions, Scope, run
+from genesis_git.impact.result import SCHEMA, Impact, ImpactResult, RankedFile
+
+__all__ = ["SCHEMA", "Impact", "ImpactAgent", "ImpactOptions", "ImpactReport", "ImpactResult",
+           "RankedFile", "Scope", "investigate", "run"]

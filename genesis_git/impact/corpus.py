@@ -1,34 +1,50 @@
-"""The text an impact investigation ranks: files made of chunks, from a session or a RAG scope.
+"""The second station of impact: the text it ranks, behind one read-only protocol.
 
-A session corpus is read from the session map (``rag_session_chunk_map``
-joined with ``rag_chunk_cache``): only the blobs the session maps, so what
-another branch or worktree cached never leaks in.  A scope corpus is read
-from an :class:`~genesis_git.rag.impact_rag.ImpactRAG` scope, for text that
-is not in a repository.
+A :class:`Corpus` is files by path (in path order), each with its path
+tokens and artifact type, and what the signals ask of it:
+
+* :meth:`Corpus.text_scores` — BM25 of the query terms per file and per best
+  chunk, the terms that matched anywhere and the terms each file holds;
+* :meth:`Corpus.column_share` — the share of a table's columns each file
+  mentions;
+* :meth:`Corpus.graph` — definitions, tables and imports
+  (:mod:`genesis_git.impact.graph`), built from :meth:`Corpus.definitions`,
+  :meth:`Corpus.py_imports` and :meth:`Corpus.js_imports`;
+* :attr:`Corpus.flags` — lock, vendored, generated, data and changelog files;
+* :meth:`Corpus.read` — the files in full (chunks, text, tokens), for the
+  evidence and the prompt of the files a result shows;
+* :meth:`Corpus.excerpts` — the chunks a prompt quotes;
+* :meth:`Corpus.vocabulary` — close terms for a requirement that matched nothing.
+
+There is one implementation per kind: the session index of a repository
+(:mod:`genesis_git.impact.corpus_session`, term statistics from the search
+base and per-blob facts, full text read only for the files shown) and text
+held in memory (:mod:`genesis_git.impact.corpus_text`: an ImpactRAG scope, or
+every chunk of a session).  A corpus is complete when it is made; ranking
+only reads it.  A corpus its caller keeps between queries (``keep``) builds
+its whole reference graph once and keeps it.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
-from genesis_git.index import packs
-from genesis_git.index.cache import read_packs
-from genesis_git.index.classify import artifact_type, content_hint
-from genesis_git.store import blobs, sessionmap
+from genesis_git.impact.kinds import file_flags
+from genesis_git.impact.prompt import PromptChunk
 from genesis_git.text.tokens import tokenize
 
-T = TypeVar("T")
-
 if TYPE_CHECKING:
-    from genesis_git.impact.stats import TextStats
+    from genesis_git.impact.graph import Graph, Symbols, Tables
     from genesis_git.index.facts import BlobFacts
-    from genesis_git.rag.impact_rag import ImpactRAG
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+# file-level BM25, best-chunk BM25, the terms that matched anywhere, the query terms of each file
+TextScores = tuple[dict[str, float], dict[str, float], set[str], dict[str, set[str]]]
 
 
 @dataclass
@@ -48,7 +64,7 @@ class FileDoc:
     artifact_type: str
     chunks: list[ChunkDoc] = field(default_factory=list)
     path_tokens: list[str] = field(default_factory=list)
-    facts: BlobFacts | None = None  # prepared: ``chunks`` stays empty until hydrated
+    facts: BlobFacts | None = None  # a session's file: its blob's facts, no chunks (see read)
     blob_id: int | None = None
 
     @property
@@ -59,66 +75,120 @@ class FileDoc:
         return self.chunks[0].text[:600] if self.chunks else ""
 
 
-@dataclass
-class Corpus:
-    """Files by path, in path order."""
+def chunk_score(chunk: ChunkDoc, weights: dict[str, float]) -> float:
+    seen = {t for t in chunk.tokens if t in weights}
+    return sum(weights[t] for t in seen)
 
-    files: dict[str, FileDoc]
-    session_id: str | None = None
-    _vocab: dict[str, str] | None = field(default=None, repr=False)
-    _by_length: dict[int, list[str]] | None = field(default=None, repr=False)
-    stats: TextStats | None = None  # term statistics of a prepared corpus
-    conn: sqlite3.Connection | None = field(default=None, repr=False)
-    keep: bool = False  # its caller keeps it between queries, and it keeps what it derives
-    _derived: dict[str, Any] = field(default_factory=dict, repr=False)
+
+def _symbol_named(chunk: ChunkDoc, weights: dict[str, float]) -> bool:
+    if not chunk.symbol:
+        return False
+    for part in chunk.symbol.split("."):
+        toks = tokenize(part)
+        if toks and toks[0] in weights:
+            return True
+    return False
+
+
+def best_chunk(doc: FileDoc, weights: dict[str, float]) -> ChunkDoc | None:
+    """The chunk that carries the most query weight; a chunk defining a named symbol first."""
+    best: tuple[tuple[bool, float], ChunkDoc] | None = None
+    for c in doc.chunks:
+        s = chunk_score(c, weights)
+        if s <= 0:
+            continue
+        key = (_symbol_named(c, weights), s)
+        if best is None or key > best[0]:
+            best = (key, c)
+    return best[1] if best else None
+
+
+def finish(files: dict[str, FileDoc]) -> dict[str, FileDoc]:
+    """``files`` in path order, their chunks in line order, their path tokens set."""
+    out: dict[str, FileDoc] = {}
+    for path in sorted(files):
+        f = files[path]
+        f.chunks.sort(key=lambda c: (c.start_line, c.end_line))
+        f.path_tokens = tokenize(path)
+        out[path] = f
+    return out
+
+
+class Corpus(ABC):
+    """Files by path, in path order; read-only once made."""
+
+    prepared = False  # term statistics and facts instead of every chunk's text
+
+    def __init__(self, files: dict[str, FileDoc], session_id: str | None = None) -> None:
+        self.files = files
+        self.session_id = session_id
+        self.keep = False  # its caller keeps it between queries: it keeps its whole graph
+        self.flags: dict[str, list[str]] = {
+            p: file_flags(p, doc.head(), marked=doc.facts.generated if doc.facts else None)
+            for p, doc in files.items()}
+        self._graph: Graph | None = None
+        self._vocab: dict[str, str] | None = None
+        self._by_length: dict[int, list[str]] | None = None
 
     def __len__(self) -> int:
         return len(self.files)
 
-    def derived(self, name: str, build: Callable[[Corpus], T]) -> T:
-        """``build(self)``, computed once: what depends on the corpus alone, not on a query."""
-        if name not in self._derived:
-            self._derived[name] = build(self)
-        value: T = self._derived[name]
-        return value
+    # -- what the signals read ------------------------------------------------------
+    @abstractmethod
+    def text_scores(self, weights: dict[str, float]) -> TextScores:
+        """File-level BM25 (path tokens count), best-chunk BM25, the terms that matched
+        anywhere, and the query terms each file holds."""
 
-    @property
-    def prepared(self) -> bool:
-        return self.stats is not None
+    @abstractmethod
+    def column_share(self, cols: list[str]) -> dict[str, float]:
+        """The share of ``cols`` each file's chunks mention (paths do not count); files that
+        mention none are left out."""
 
-    def hydrate(self, paths: list[str]) -> None:
-        """Give the files of ``paths`` all their chunks, text and tokens (a prepared corpus
-        holds only what ranking needs; the files shown are read in full)."""
-        if self.conn is None:
-            return
-        wanted = {p: self.files[p] for p in paths
-                  if p in self.files and self.files[p].facts is not None
-                  and self.files[p].blob_id is not None}
-        by_blob: dict[int, list[FileDoc]] = {}
-        for doc in wanted.values():
-            assert doc.blob_id is not None
-            by_blob.setdefault(doc.blob_id, []).append(doc)
-            doc.chunks = []
-        for bid, chunk in _chunks(self.conn, by_blob):
-            for doc in by_blob[bid]:
-                doc.chunks.append(chunk)
-        for doc in wanted.values():
-            doc.chunks.sort(key=lambda c: (c.start_line, c.end_line))
-            doc.facts = None  # whole now
+    @abstractmethod
+    def definitions(self, path: str, wanted: set[str] | None) -> tuple[Symbols, Tables]:
+        """The symbols and tables ``path`` defines (with ``wanted``, only symbols whose token
+        may be in it: that only saves time)."""
 
+    @abstractmethod
+    def py_imports(self, path: str) -> list[tuple[str, list[str]]]:
+        """The Python imports of ``path``: (module, names) pairs."""
+
+    @abstractmethod
+    def js_imports(self, path: str) -> list[str]:
+        """The JavaScript/TypeScript module specifiers ``path`` imports."""
+
+    def graph(self, wanted: set[str]) -> Graph:
+        """The reference graph; ``wanted`` (the query's tokens) only saves time: the answers
+        are the same.  A kept corpus builds its whole graph once."""
+        from genesis_git.impact.graph import build_graph
+
+        if not self.keep:
+            return build_graph(self, wanted=wanted, eager_imports=False)
+        if self._graph is None:
+            self._graph = build_graph(self, eager_imports=False)
+        return self._graph
+
+    # -- what the evidence and the prompt read ------------------------------------------
+    @abstractmethod
+    def read(self, paths: Iterable[str]) -> dict[str, FileDoc]:
+        """The files of ``paths`` that the corpus holds, each with all its chunks."""
+
+    def excerpts(self, requirement: str, weights: dict[str, float], ranked: Sequence[FileDoc],
+                 n: int) -> list[PromptChunk]:
+        """The chunks a prompt quotes: the best chunk of each of the ``n`` best files
+        (``ranked``: read in full, best first)."""
+        out = []
+        for doc in ranked[:n]:
+            chunk = best_chunk(doc, weights) or (doc.chunks[0] if doc.chunks else None)
+            if chunk is not None:
+                out.append(PromptChunk(doc.path, chunk.start_line, chunk.end_line, chunk.text,
+                                       doc.artifact_type))
+        return out
+
+    # -- close terms ------------------------------------------------------------------
+    @abstractmethod
     def _chunk_texts(self) -> Iterator[tuple[list[str], str]]:
-        """(tokens, text) of every chunk; for a prepared corpus, (distinct terms, text) of
-        every blob, read a batch at a time."""
-        for f in self.files.values():
-            if f.facts is None:
-                for c in f.chunks:
-                    yield c.tokens, c.text
-        if self.conn is None:
-            return
-        ids = sorted({d.blob_id for d in self.files.values()
-                      if d.facts is not None and d.blob_id is not None})
-        for _, _, texts, terms in read_packs(self.conn, ids, ("texts", "terms"), 200):
-            yield packs.decode_terms(terms).words, "\n".join(packs.decode_texts(texts))
+        """(tokens, text) of the corpus's text, a piece at a time."""
 
     def vocabulary(self) -> dict[str, str]:
         """Every distinct token and identifier of the corpus: lower-case key -> as written."""
@@ -150,88 +220,3 @@ class Corpus:
                 vocab[word.lower()] = word
                 vocab[word.lower().replace("_", "")] = word
         return vocab
-
-
-def _finish(files: dict[str, FileDoc]) -> dict[str, FileDoc]:
-    out: dict[str, FileDoc] = {}
-    for path in sorted(files):
-        f = files[path]
-        f.chunks.sort(key=lambda c: (c.start_line, c.end_line))
-        f.path_tokens = tokenize(path)
-        out[path] = f
-    return out
-
-
-def load_session_corpus(conn: sqlite3.Connection, session_id: str) -> Corpus:
-    """Every chunk the session maps, grouped by path; files without chunks are kept (empty)."""
-    files: dict[str, FileDoc] = {}
-    by_blob: dict[int, list[FileDoc]] = {}
-    for path, atype, blob_id in sessionmap.paths_and_blobs(conn, session_id):
-        files[path] = FileDoc(path, atype)
-        if blob_id is not None:
-            by_blob.setdefault(blob_id, []).append(files[path])
-    for bid, chunk in _chunks(conn, by_blob):
-        for doc in by_blob[bid]:
-            doc.chunks.append(chunk)
-    return Corpus(_finish(files), session_id)
-
-
-def _chunks(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> Iterator[tuple[int, ChunkDoc]]:
-    """Every chunk of ``blob_ids`` with its text and tokens, in blob and chunk order."""
-    ids = sorted(blob_ids)
-    for i in range(0, len(ids), 200):
-        part = ids[i:i + 200]
-        packed = {bid: (packs.decode_texts(texts), packs.decode_terms(terms).token_lists())
-                  for bid, _, texts, terms in read_packs(conn, part, ("texts", "terms"))}
-        seen: dict[int, int] = {}
-        for bid, start, end, kind, symbol, section in blobs.chunk_lines(conn, part):
-            n = seen[bid] = seen.get(bid, -1) + 1
-            texts, tokens = packed[bid]
-            yield bid, ChunkDoc(start, end, texts[n], tokens[n], kind, symbol, section)
-
-
-def load_prepared_corpus(conn: sqlite3.Connection, session_id: str, stats: TextStats) -> Corpus:
-    """The session's files with their blobs' prepared facts, without chunks or text.
-
-    Ranking reads term statistics from ``stats`` (the session's search base)
-    and tables, methods and imports from the blobs' facts; :meth:`Corpus.hydrate`
-    reads the full chunks of the files a result shows.
-    """
-    from genesis_git.impact import facts as facts_mod
-
-    files: dict[str, FileDoc] = {}
-    by_blob: dict[int, list[FileDoc]] = {}
-    for path, atype, blob_id in sessionmap.paths_and_blobs(conn, session_id):
-        doc = files[path] = FileDoc(path, atype, blob_id=blob_id)
-        if blob_id is not None:
-            by_blob.setdefault(blob_id, []).append(doc)
-    prepared = facts_mod.load(conn, by_blob)
-    for bid, docs in by_blob.items():
-        f = prepared.get(bid) or facts_mod.BlobFacts()
-        for doc in docs:
-            doc.facts = f
-    return Corpus(_finish(files), session_id, stats=stats, conn=conn)
-
-
-def corpus_from_rag(rag: ImpactRAG, scope: str) -> Corpus:
-    """The chunks of an ImpactRAG scope as a corpus (the ``[name]`` prefix is removed)."""
-    files: dict[str, FileDoc] = {}
-    texts: dict[str, list[str]] = {}
-    for stored in rag.sources(scope):
-        meta = stored.meta
-        path = str(meta.get("path") or "(unnamed)")
-        text = stored.chunk
-        prefix = f"[{path}]\n"
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-        start = int(meta.get("start_line", 1))
-        end = int(meta.get("end_line", start + text.count("\n")))
-        doc = files.get(path)
-        if doc is None:
-            doc = files[path] = FileDoc(path, "OTHER")
-        doc.chunks.append(ChunkDoc(start, end, text, tokenize(text), str(meta.get("kind", "block")),
-                                   meta.get("symbol"), meta.get("section")))
-        texts.setdefault(path, []).append(text)
-    for path, doc in files.items():
-        doc.artifact_type = artifact_type(path, content_hint(path, "\n".join(texts[path])))
-    return Corpus(_finish(files))

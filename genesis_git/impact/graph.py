@@ -1,6 +1,8 @@
 """The reference graph: which file imports which, what a file defines, which tables it mirrors.
 
-Everything here is read from the text of the corpus, deterministically:
+Everything here is read from the corpus (the text of its chunks, or its blobs'
+prepared facts: :meth:`~genesis_git.impact.corpus.Corpus.definitions` and
+:meth:`~genesis_git.impact.corpus.Corpus.py_imports`), deterministically:
 
 * **imports** — Python ``import``/``from … import`` (absolute and relative),
   JavaScript/TypeScript ``import … from``/``require()``, resolved to files of
@@ -18,16 +20,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from genesis_git.impact.corpus import Corpus
-from genesis_git.index.facts import (
-    class_methods,
-    js_import_specs,
-    py_import_specs,
-    tables_in_text,
-)
+from genesis_git.index.facts import class_methods, tables_in_text
 from genesis_git.text.tokens import first_token, tokenize
 
 if TYPE_CHECKING:
+    from genesis_git.impact.corpus import ChunkDoc, Corpus
     from genesis_git.index.facts import BlobFacts
 
 JS_EXT = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte")
@@ -59,14 +56,11 @@ class Graph:
         if found is not None:
             return found
         assert self._corpus is not None
-        doc = self._corpus.files[path]
-        facts = doc.facts.full() if doc.facts is not None else None
         if path.endswith((".py", ".pyi")):
-            specs = facts.py_imports if facts is not None else py_import_specs(doc.text)
+            specs = self._corpus.py_imports(path)
             targets = resolve_py_imports(path, specs, self._index, self._paths)
         elif path.endswith(JS_EXT):
-            js = facts.js_imports if facts is not None else js_import_specs(doc.text)
-            targets = resolve_js_imports(path, js, self._paths)
+            targets = resolve_js_imports(path, self._corpus.js_imports(path), self._paths)
         else:
             targets = set()
         targets.discard(path)
@@ -154,29 +148,58 @@ def _whole(name: str) -> str | None:
     return first_token(name)
 
 
-def _prepared(path: str, facts: BlobFacts, wanted: set[str] | None,
-              symbols: dict[str, list[tuple[str, str, int, int]]], tables: dict[str, Table]) -> None:
-    """What :func:`build_graph` reads from a file's chunks, from its blob's prepared facts.
+Symbols = list[tuple[str, tuple[str, str, int, int]]]  # (token, (path, symbol, start, end))
+Tables = list[tuple[str, tuple[int, int], list[str], str]]  # (name, lines, columns, kind)
 
-    Every method of a class is listed (the loaded path skips classes that share
+
+def definitions_in_facts(path: str, facts: BlobFacts, wanted: set[str] | None
+                         ) -> tuple[Symbols, Tables]:
+    """What :func:`definitions_in_chunks` reads from a file's chunks, from its blob's facts.
+
+    Every method of a class is listed (the chunk reader skips classes that share
     no token with the query; a method it skips cannot be named by the query).
     """
-    for name, first, last, cols, kind in facts.tables:
-        _add_table(tables, name, path, (first, last), cols, kind)
+    symbols: Symbols = []
+    tables: Tables = [(name, (first, last), cols, kind)
+                      for name, first, last, cols, kind in facts.tables]
     if not facts.may_name(wanted):
-        return
+        return symbols, tables
     full = facts.full()  # decoded for this call only
     python = path.endswith((".py", ".pyi"))
     for start, end, kind, symbol, _ in sorted(full.symbols, key=lambda c: (c[0], c[1])):
         for part in symbol.split("."):
             tok = _whole(part) if _may_name(part, wanted) else None
             if tok:
-                symbols[tok].append((path, symbol, start, end))
+                symbols.append((tok, (path, symbol, start, end)))
         if kind == "class" and python:
             for name, line in full.methods.get((start, end, symbol), []):
                 tok = _whole(name) if _may_name(name, wanted) else None
                 if tok:
-                    symbols[tok].append((path, f"{symbol}.{name}", line, end))
+                    symbols.append((tok, (path, f"{symbol}.{name}", line, end)))
+    return symbols, tables
+
+
+def definitions_in_chunks(path: str, chunks: list[ChunkDoc], wanted: set[str] | None
+                          ) -> tuple[Symbols, Tables]:
+    """The symbols (classes, functions, methods) and tables (DDL, ORM) a file's chunks define;
+    with ``wanted``, only symbols whose token may be in it."""
+    symbols: Symbols = []
+    tables: Tables = []
+    for chunk in chunks:
+        if chunk.symbol:
+            for part in chunk.symbol.split("."):
+                tok = _whole(part) if _may_name(part, wanted) else None
+                if tok:
+                    symbols.append((tok, (path, chunk.symbol, chunk.start_line, chunk.end_line)))
+        if (chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi"))
+                and (wanted is None or not wanted.isdisjoint(chunk.tokens))):
+            for name, line in class_methods(chunk.text, chunk.start_line):
+                tok = _whole(name) if _may_name(name, wanted) else None
+                if tok:  # methods of a class kept whole
+                    symbols.append((tok, (path, f"{chunk.symbol}.{name}", line, chunk.end_line)))
+        for name, first, last, cols, kind in tables_in_text(chunk.text, chunk.start_line):
+            tables.append((name, (first, last), cols, kind))
+    return symbols, tables
 
 
 def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
@@ -194,26 +217,12 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
             index[name].append(path)
     tables: dict[str, Table] = {}
     symbols: dict[str, list[tuple[str, str, int, int]]] = defaultdict(list)
-    for path, doc in corpus.files.items():
-        if doc.facts is not None:  # prepared: the symbol chunks and tables, no text
-            _prepared(path, doc.facts, wanted, symbols, tables)
-            continue
-        for chunk in doc.chunks:
-            if chunk.symbol:
-                for part in chunk.symbol.split("."):
-                    tok = _whole(part) if _may_name(part, wanted) else None
-                    if tok:
-                        symbols[tok].append((path, chunk.symbol, chunk.start_line,
-                                             chunk.end_line))
-            if (chunk.kind == "class" and chunk.symbol and path.endswith((".py", ".pyi"))
-                    and (wanted is None or not wanted.isdisjoint(chunk.tokens))):
-                for name, line in class_methods(chunk.text, chunk.start_line):
-                    tok = _whole(name) if _may_name(name, wanted) else None
-                    if tok:  # methods of a class kept whole
-                        symbols[tok].append((path, f"{chunk.symbol}.{name}", line,
-                                             chunk.end_line))
-            for name, first, last, cols, kind in tables_in_text(chunk.text, chunk.start_line):
-                _add_table(tables, name, path, (first, last), cols, kind)
+    for path in corpus.files:
+        found, defined = corpus.definitions(path, wanted)
+        for tok, entry in found:
+            symbols[tok].append(entry)
+        for name, lines, cols, kind in defined:
+            _add_table(tables, name, path, lines, cols, kind)
     graph = Graph({}, {}, tables, dict(symbols))
     graph._corpus, graph._index, graph._paths = corpus, dict(index), paths
     if eager_imports:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from genesis_git.git.repo import Repo
-from genesis_git.impact.signals import clean_requirement
+from genesis_git.impact.analyse import clean_requirement
 from genesis_git.store import kv
 from genesis_git.store.connect import transaction
 from genesis_git.text import bm25

@@ -1,234 +1,143 @@
-"""What a requirement asks for, and what kind of file a path is.
+"""The third station of impact: the signals, each a raw score per file of the corpus.
 
-:func:`analyze` turns a requirement into weighted query terms (the project's
-tokenizer plus the synonym table, so 订单表 also looks for ``order`` and
-``table``), the identifiers it names (``discount_code``,
-``OrderService.create``), file names it mentions, and the kind of change
-(add, delete or modify).
+* ``text`` — BM25 of the query terms over the whole file and its best chunk
+  (:meth:`~genesis_git.impact.corpus.Corpus.text_scores`);
+* ``path`` — query terms found in the path;
+* ``named`` — the requirement names the file (``core.py``, ``src/x/y.py``);
+* ``definition`` — the file defines a symbol or table that the requirement
+  names (``class Order``, ``CREATE TABLE orders``, ``__tablename__``);
+* ``graph`` — the file imports a seed (a file that ranks high on the signals
+  above) and uses what the seed defines that the query names;
+* ``fields`` — the file mentions most columns of a table the query names;
+* ``commits``, ``cochange``, ``churn``, ``story`` — from HEAD's history and
+  the ledger (:mod:`genesis_git.impact.history`).
 
-:func:`file_flags` marks lock files, vendored and generated files (ranked
-low) and changelogs (ranked by their own text only, never by history).
+Every signal reads the corpus through its protocol; none changes it.
+:mod:`genesis_git.impact.combine` weighs and adds them.
 """
 
 from __future__ import annotations
 
-import math
-import re
-import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
 
-from genesis_git.index.facts import has_generated_mark
-from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
-from genesis_git.text.tokens import (
-    LINK,
-    QueryTerm,
-    SynonymTable,
-    analyze_query_counted,
-    default_synonyms,
-    tokenize,
-)
+from genesis_git.impact.analyse import QueryInfo
+from genesis_git.impact.corpus import Corpus
+from genesis_git.impact.graph import Graph, Table, column_tokens
+from genesis_git.text import bm25
+from genesis_git.text.tokens import tokenize
 
-# -- cleaning ----------------------------------------------------------------
-
-_TRAILER = re.compile(
-    r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|"
-    r"suggested-by|helped-by|cc|change-id|dependabot-\w+)\s*:.*$", re.IGNORECASE | re.MULTILINE)
-_ISSUE_REF = re.compile(r"(?<![\w/])(?:gh-|#)\d+\b", re.IGNORECASE)
+_idf = bm25.idf
 
 
-def clean_requirement(text: str) -> str:
-    """The requirement without URLs, e-mail addresses, commit trailers and ``#123`` references.
-
-    They name where a requirement was filed, not what it changes, and their
-    words (``github``, ``pull``, a person's name) only add noise.
-    """
-    text = unicodedata.normalize("NFKC", text)
-    text = LINK.sub(" ", text)
-    text = _TRAILER.sub(" ", text)
-    return _ISSUE_REF.sub(" ", text)
+def _stem_tokens(path: str) -> set[str]:
+    base = path.rsplit("/", 1)[-1]
+    return set(tokenize(base.split(".", 1)[0] if not base.startswith(".") else base))
 
 
-# -- query analysis -------------------------------------------------------------
-
-_WORD_RUN = re.compile(r"[A-Za-z0-9_\-]+")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_FILE_HINT = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
-_ADD = re.compile(r"新增|增加|添加|加入|加上|\b(?:add|adds|added|adding|new|introduce|introduces|"
-                  r"introduced|support)\b", re.IGNORECASE)
-_DELETE = re.compile(r"删除|移除|去掉|去除|废弃|\b(?:remove|removes|removed|delete|deletes|deleted|"
-                     r"drop|drops|dropped|deprecate|deprecated)\b", re.IGNORECASE)
-_TABLE_WORD = re.compile(r"表|\btables?\b", re.IGNORECASE)
-_FIELD_WORD = re.compile(r"字段|列|属性|\b(?:fields?|columns?|attributes?|properties)\b",
-                         re.IGNORECASE)
-_CODE_EXT = {"py", "js", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "rb", "php", "cs", "c", "h",
-             "cpp", "hpp", "sql", "md", "rst", "txt", "toml", "yaml", "yml", "json", "html", "css",
-             "vue", "sh", "cfg", "ini", "lock", "mjs", "cjs", "scss", "proto", "graphql", "ipynb"}
-
-
-def _synonym_terms(terms: list[QueryTerm]) -> set[str]:
-    """Tokens that also reach the query as the synonym of a term (订单 -> order)."""
-    return {t.term for t in terms if t.origin.startswith("synonym:")}
+def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
+    """The share of the query's weight (idf over paths) found in each path; file names count 1.5×."""
+    terms = set(q.weights)
+    n = max(len(corpus.files), 1)
+    df: Counter[str] = Counter()
+    for doc in corpus.files.values():
+        df.update(set(doc.path_tokens) & terms)
+    total = sum(w * _idf(n, df[t]) for t, w in q.weights.items()) or 1.0
+    out: dict[str, float] = {}
+    for path, doc in corpus.files.items():
+        stem = _stem_tokens(path)
+        s = 0.0
+        for t in set(doc.path_tokens) & terms:
+            s += q.weights[t] * _idf(n, df[t]) * (1.5 if t in stem else 1.0)
+        if s > 0:
+            out[path] = min(1.0, s / total)
+    return out
 
 
-def _is_identifier(word: str) -> bool:
-    """``discount_code``, ``OrderService``, ``order.create``, ``HTTPError``: not plain words."""
-    if "." in word:
-        return all(part for part in word.split("."))
-    if "_" in word.strip("_"):
-        return True
-    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", word))
+def named_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
+    """Files the requirement names outright: 1 for the path (``src/x/y.py``), 0.5 for the name."""
+    out: dict[str, float] = {}
+    for path in corpus.files:
+        base = path.rsplit("/", 1)[-1]
+        for hint in q.file_hints:
+            if path == hint or path.endswith("/" + hint):
+                out[path] = 1.0
+            elif base == hint.rsplit("/", 1)[-1]:
+                out[path] = max(out.get(path, 0.0), 0.5)
+    return out
 
 
-# Words that say what kind of change is asked for, not where: they weigh less.
-ACTION_WORDS = frozenset("""
-fix fixe fixed fixing add added adding update updated updating remove removed removing delete
-deleted change changed changing improve improved use used make allow allowed support refactor
-refactored bump bumped rename renamed move moved new apply applied handle correct correctly
-ensure instead now also when should don doesn more better issue resolve resolved
-修复 修改 新增 增加 添加 更新 删除 优化 支持 调整 完善 问题
-""".split())
-ACTION_WEIGHT = 1.0
+def definition_scores(corpus: Corpus, graph: Graph, q: QueryInfo) -> tuple[dict[str, float],
+                                                                           list[Table]]:
+    """Files that define a symbol or a table the requirement names."""
+    out: dict[str, float] = {}
+    n = max(len(corpus.files), 1)
+    for tok, defs in graph.symbols.items():
+        w = q.weights.get(tok)
+        if not w or not q.names(tok):
+            continue
+        defining = sorted({p for p, *_ in defs})
+        idf = _idf(n, len(defining))
+        named = 1.5 if tok in q.ident_tokens else 1.0
+        for p in defining:
+            out[p] = out.get(p, 0.0) + w * idf * named
+    tables: list[Table] = []
+    for tok, table in sorted(graph.tables.items()):
+        w = q.weights.get(tok)
+        if not w or not q.names(tok):
+            continue
+        tables.append(table)
+        boost = 2.0 if q.mentions_table else 1.0
+        for p in table.paths:
+            out[p] = out.get(p, 0.0) + w * boost * _idf(n, len(table.paths))
+    return out, tables
 
 
-@dataclass
-class QueryInfo:
-    """A requirement, analysed."""
-
-    requirement: str
-    terms: list[QueryTerm]
-    weights: dict[str, float]
-    identifiers: list[str] = field(default_factory=list)  # as written: discount_code, Order.create
-    ident_tokens: dict[str, str] = field(default_factory=dict)  # whole-identifier token -> as written
-    file_hints: list[str] = field(default_factory=list)  # core.py, src/x/y.py, README.md
-    intent: str = "modify"  # add | delete | modify
-    mentions_table: bool = False
-    mentions_field: bool = False
-    part_tokens: set[str] = field(default_factory=set)  # only ever a part of a longer identifier
-    notes: list[str] = field(default_factory=list)  # what the bounds of a long query left out
-
-    def names(self, token: str) -> bool:
-        """The query names ``token`` as a word of its own (not only inside ``OrderService``)."""
-        return token in self.weights and token not in self.part_tokens
-
-    @property
-    def empty(self) -> bool:
-        return not self.weights
+def field_idents(q: QueryInfo, graph: Graph, tables: list[Table]) -> list[str]:
+    """Identifiers of the query that are columns of the tables, or new names (not symbols)."""
+    columns = {c for t in tables for c in column_tokens(t)}
+    return [tok for tok in q.ident_tokens
+            if tok in columns or (tok not in graph.symbols and tok not in graph.tables)]
 
 
-def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:
-    """Weighted query terms, identifiers, file names and intent of a requirement."""
-    table = synonyms if synonyms is not None else default_synonyms()
-    bounded, left_out = bound_query(requirement)
-    text = clean_requirement(bounded)
-    hints: list[str] = []
-    for m in _FILE_HINT.finditer(text):
-        cand = m.group(1)
-        ext = cand.rsplit(".", 1)[-1].lower()
-        if ext in _CODE_EXT and cand not in hints and len(hints) < MAX_QUERY_TERMS:
-            hints.append(cand)
-    # a named file counts with the words of its path, not with its extension
-    plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
-                           if m.group(1) in hints else m.group(0), text)
-    terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS)
-    counts = Counter(tokenize(plain))
-    weights: dict[str, float] = {}
-    for t in terms:
-        tf = counts.get(t.term, 0)
-        boost = 1.0 + 0.5 * math.log(tf) if tf > 1 else 1.0
-        if t.term in ACTION_WORDS:
-            boost *= ACTION_WEIGHT
-        weights[t.term] = round(t.weight * boost, 6)
-    if n_terms > MAX_QUERY_TERMS:  # and the synonyms of the words kept
-        keep = weightiest(weights)
-        weights = {t: w for t, w in weights.items() if t in keep}
-        terms = [t for t in terms if t.term in keep]
-    idents: dict[str, None] = {}
-    ident_tokens: dict[str, str] = {}
-    for m in _IDENT.finditer(plain):
-        word = m.group(0)
-        if word not in idents and _is_identifier(word):
-            parts_of = [(toks[0], part) for part in word.split(".") if (toks := tokenize(part))]
-            if n_terms > MAX_QUERY_TERMS and not any(tok in weights for tok, _ in parts_of):
-                continue  # a term left out by the bound
-            idents[word] = None
-            for tok, part in parts_of:
-                ident_tokens.setdefault(tok, part)
-    wholes: set[str] = set()
-    parts: set[str] = set()
-    for m in _WORD_RUN.finditer(plain):
-        toks = tokenize(m.group(0))
-        if toks:
-            wholes.add(toks[0])
-            parts.update(toks[1:])
-    intent = "modify"
-    if _DELETE.search(text):
-        intent = "delete"
-    if _ADD.search(text):
-        intent = "add"
-    return QueryInfo(
-        requirement=requirement, terms=terms, weights=weights, identifiers=list(idents),
-        ident_tokens=ident_tokens, file_hints=hints, intent=intent,
-        mentions_table=bool(_TABLE_WORD.search(text)),
-        mentions_field=bool(_FIELD_WORD.search(text)),
-        part_tokens=(parts - wholes - _synonym_terms(terms)) & weights.keys(),
-        notes=bound_notes(len(requirement), left_out, n_terms, len(weights)))
+def field_scores(corpus: Corpus, tables: list[Table]) -> dict[str, float]:
+    """Share of a named table's columns that a file mentions (files mirroring the row)."""
+    out: dict[str, float] = {}
+    for table in tables:
+        cols = column_tokens(table)
+        if len(cols) < 3:
+            continue
+        for path, share in corpus.column_share(cols).items():
+            if share >= 0.34:
+                out[path] = max(out.get(path, 0.0), share)
+    return out
 
 
-# -- kinds of files ---------------------------------------------------------------
-
-LOCK_NAMES = frozenset({
-    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
-    "pipfile.lock", "cargo.lock", "go.sum", "composer.lock", "gemfile.lock", "uv.lock",
-    "pdm.lock", "mix.lock", "pubspec.lock", "podfile.lock", "packages.lock.json", "flake.lock",
-    "bun.lockb", "requirements.lock",
-})
-_VENDOR_DIRS = ("vendor", "vendors", "third_party", "third-party", "thirdparty", "node_modules",
-                "bower_components", "site-packages", "_vendor")
-_GENERATED_NAME = re.compile(
-    r"(_pb2(_grpc)?\.pyi?|\.pb\.go|\.pb\.(cc|h)|_generated\.\w+|\.generated\.\w+|\.g\.dart|"
-    r"\.min\.(js|css)|\.bundle\.js|\.map)$", re.IGNORECASE)
-_GENERATED_DIRS = ("dist", "generated", "__generated__", ".next")
-_CHANGELOG = re.compile(r"^(changes|changelog|change_log|history|news|release[-_ ]?notes|"
-                        r"releases|whatsnew|whats[-_]new)([-_.][\w.-]*)?$", re.IGNORECASE)
-
-_DOC_EXT = {"", "md", "rst", "txt", "adoc", "markdown", "asciidoc"}
-
-_DATA_EXT = {"csv", "tsv", "jsonl", "ndjson", "parquet", "arff"}
-
-PENALTY = {"lock": 0.15, "vendored": 0.3, "generated": 0.3, "data": 0.5}
+def hit_symbols(graph: Graph, path: str, q: QueryInfo) -> set[str]:
+    """Whole-identifier tokens of the symbols and tables ``path`` defines that the query names."""
+    named = [tok for tok in q.weights if q.names(tok)]  # fewer than the graph's symbols
+    out = {tok for tok in named if any(p == path for p, *_ in graph.symbols.get(tok, ()))}
+    out |= {tok for tok in named if tok in graph.tables and path in graph.tables[tok].paths}
+    return out
 
 
-def file_flags(path: str, head_text: str = "", *, marked: bool | None = None) -> list[str]:
-    """``lock``, ``vendored``, ``generated``, ``data`` and/or ``changelog`` for one path (sorted).
-
-    ``marked`` is :func:`has_generated_mark` of the head when it is known already."""
-    flags: set[str] = set()
-    parts = path.split("/")
-    base = parts[-1]
-    low = base.lower()
-    if low in LOCK_NAMES or low.endswith(".lock"):
-        flags.add("lock")
-    if any(p.lower() in _VENDOR_DIRS for p in parts[:-1]):
-        flags.add("vendored")
-    if _GENERATED_NAME.search(base) or any(p.lower() in _GENERATED_DIRS for p in parts[:-1]):
-        flags.add("generated")
-    elif has_generated_mark(head_text) if marked is None else marked:
-        flags.add("generated")
-    if low.rsplit(".", 1)[-1] in _DATA_EXT and "." in low:
-        flags.add("data")
-    stem, _, ext = low.partition(".")
-    if ext in _DOC_EXT and _CHANGELOG.match(stem):
-        flags.add("changelog")
-    elif len(parts) > 1 and parts[-2].lower() in ("changelog", "changes", "changelog.d",
-                                                  "newsfragments", "changes.d"):
-        flags.add("changelog")
-    return sorted(flags)
-
-
-def penalty_factor(flags: list[str]) -> float:
-    """The multiplier for a file's score: the lowest of its flags' penalties (1.0 for none)."""
-    factor = 1.0
-    for f in flags:
-        factor = min(factor, PENALTY.get(f, 1.0))
-    return factor
+def graph_scores(graph: Graph, q: QueryInfo, seeds: dict[str, float],
+                 flags: dict[str, list[str]], file_terms: dict[str, set[str]]
+                 ) -> tuple[dict[str, float], dict[str, list[tuple[float, str]]]]:
+    """Files that import a seed *and* use one of the seed's symbols that the query names:
+    the raw score of each, and (share, seed) for each seed it uses."""
+    raw: dict[str, float] = {}
+    why: dict[str, list[tuple[float, str]]] = {}
+    for seed, weight in seeds.items():
+        wanted = hit_symbols(graph, seed, q)
+        if not wanted:
+            continue
+        for user in sorted(p for p, terms in file_terms.items() if terms & wanted):
+            if user == seed or "changelog" in flags.get(user, []):
+                continue
+            if seed not in graph.imports_of(user):
+                continue
+            used = wanted & file_terms[user]
+            share = weight * sum(q.weights[t] for t in used) / sum(q.weights[t] for t in wanted)
+            raw[user] = raw.get(user, 0.0) + share
+            why.setdefault(user, []).append((share, seed))
+    return raw, why

@@ -6,7 +6,7 @@ the ``text`` and ``fields`` signals need: a file's term frequency is the sum
 over its chunks plus its path tokens, its length likewise.  Only the query's
 terms (and the columns of the tables it names) are looked up, so a call
 touches a few postings of a memory-mapped file.  The numbers are those of
-:func:`genesis_git.impact.rank.text_scores` over the loaded text.
+:meth:`genesis_git.impact.corpus_text.TextCorpus.text_scores` over the loaded text.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class TextStats:
 
     def text_scores(self, corpus: Corpus, weights: dict[str, float]
                     ) -> tuple[dict[str, float], dict[str, float], set[str], dict[str, set[str]]]:
-        """As :func:`genesis_git.impact.rank.text_scores`."""
+        """As :meth:`genesis_git.impact.corpus_text.TextCorpus.text_scores`."""
         paths, row_file, dl_rows = self._layout(corpus)
         n_files_all = len(paths)
         terms = set(weights)

@@ -191,7 +191,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
             report = g.impact.run(requirement, options)
             from genesis_git.render.impact import summary
 
-            return report.result, summary(report.result, report.warnings, report.suggestions)
+            return report.to_json(), summary(report.result, report.warnings, report.suggestions)
         return tools.run(repo, work)
 
     @server.tool(annotations=read_only)

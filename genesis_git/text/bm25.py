@@ -4,7 +4,7 @@
 with Lucene's ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never
 negative.  The functions take floats or numpy arrays alike: retrieval scores
 a whole index at once (:mod:`genesis_git.search.termindex`), impact one
-file at a time (:mod:`genesis_git.impact.rank`).
+file at a time (:mod:`genesis_git.impact.corpus_text`).
 
 The design library keeps its own copy of the arithmetic, because its reader
 ``query.mjs`` must reproduce its scores byte for byte; it takes ``K1`` and

@@ -132,7 +132,7 @@ def test_each_noun_is_one_service_over_the_same_workspace(tmp_path: Path) -> Non
         assert g.workspace.is_open
         report = g.impact.run("订单表新增字段 discount_code", g.impact.options(k=2))
         assert report.result["files"][0]["path"] == "docs/req/orders.md"
-        assert report.result == json.loads(subprocess.run(
+        assert report.to_json() == json.loads(subprocess.run(
             [*genesis_cmd(), "impact", "--json", "-k", "2", "订单表新增字段 discount_code"],
             cwd=repo, check=True, capture_output=True, text=True, timeout=120).stdout)
         assert g.impact.prompt("订单表新增字段 discount_code").startswith("# Requirement\n")

@@ -80,7 +80,7 @@ def test_the_facade_answers_what_the_commands_print(repo: Path) -> None:
         impact = g.impact.run("订单表新增字段 discount_code", g.impact.options(k=3))
         assert "db/schema.sql" in [f["path"] for f in impact.result["files"]]
         shown = runner.invoke(app, ["impact", "--json", "-k", "3", "订单表新增字段 discount_code"])
-        assert json.loads(shown.stdout) == impact.result
+        assert json.loads(shown.stdout) == impact.to_json()
         blobs = g.cache.stats()["blobs"]
         assert g.cache.gc(dry_run=True)["blobs_removed"] == 1  # schema.sql before the commit
         assert g.cache.stats()["blobs"] == blobs

@@ -29,7 +29,8 @@ def test_headline_schema_change_ranks_ddl_model_schema_and_template_first(shop: 
     res = impact(REQ, "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert list(data) == ["requirement", "mode", "impacts", "files"]
+    assert list(data) == ["schema", "requirement", "mode", "warnings", "impacts", "files"]
+    assert data["schema"] == 1 and data["warnings"] == []
     assert data["requirement"] == REQ and data["mode"] == "cross-reference"
     paths = [f["path"] for f in data["files"]]
     assert set(paths[:4]) == FOUR  # the four artifacts that must change are the top 4 files
@@ -97,8 +98,9 @@ def test_prompt_prints_the_assembled_prompt(shop: Path) -> None:
 def test_nothing_matches_says_so_with_close_terms(shop: Path) -> None:
     res = impact("custmer adress", "--json")
     assert res.exit_code == 0
-    assert json.loads(res.stdout) == {"requirement": "custmer adress", "mode": "cross-reference",
-                                      "impacts": [], "files": []}
+    assert json.loads(res.stdout) == {"schema": 1,
+                                      "requirement": "custmer adress", "mode": "cross-reference",
+                                      "warnings": [], "impacts": [], "files": []}
     assert res.stderr.endswith("genesis: nothing in the index matches 'custmer adress'; close "
                                "terms: address, customer, customer_id\n")
     plain = impact("qwxz")
@@ -145,6 +147,8 @@ def test_cmd_engine_answer_becomes_the_rag_result(shop: Path) -> None:
     assert data["files"][0]["reasons"]["llm"] == 0.5
     assert res.stderr.endswith("genesis: warning: the engine named paths that are not in the "
                                "index: app/services/coupon.py\n")
+    assert data["warnings"] == ["the engine named paths that are not in the index: "
+                                "app/services/coupon.py"]  # the same in the JSON
 
 
 def test_failing_engines_fall_back_with_a_warning(shop: Path) -> None:
@@ -155,6 +159,8 @@ def test_failing_engines_fall_back_with_a_warning(shop: Path) -> None:
     assert data["mode"] == "cross-reference" and {f["path"] for f in data["files"][:4]} == FOUR
     assert res.stderr.endswith("genesis: warning: the engine's answer is not valid JSON; "
                                "showing the cross-reference result instead\n")
+    assert data["warnings"] == ["the engine's answer is not valid JSON; "
+                                "showing the cross-reference result instead"]
     crash = _script(shop, "import sys\nsys.exit('model not found')\n")
     res = impact(REQ, "--engine", crash, "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["files"]

@@ -9,10 +9,10 @@ import pytest
 
 from genesis_git.impact import facts
 from genesis_git.impact.agent import ImpactAgent, load_context_corpus
-from genesis_git.impact.corpus import load_session_corpus
-from genesis_git.impact.rank import RankOptions, rank
-from genesis_git.impact.result import cross_reference_result
-from genesis_git.impact.signals import analyze
+from genesis_git.impact.analyse import analyze
+from genesis_git.impact.combine import RankOptions, rank
+from genesis_git.impact.corpus_text import load_session_corpus
+from genesis_git.impact.evidence import cross_reference_impacts
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.search.session_index import clear_memory
 
@@ -62,9 +62,11 @@ def test_prepared_ranking_is_the_loaded_ranking(shop: Path, requirement: str) ->
     assert a.matched_terms == b.matched_terms
     assert [(t.name, t.paths, t.lines, t.columns) for t in a.tables] == \
            [(t.name, t.paths, t.lines, t.columns) for t in b.tables]
-    prepared.hydrate([f.path for f in b.files[:10]])
-    assert cross_reference_result(requirement, q, loaded, a, 10)["impacts"] == \
-           cross_reference_result(requirement, q, prepared, b, 10)["impacts"]
+    docs_a = loaded.read(f.path for f in a.files[:10])
+    docs_b = prepared.read(f.path for f in b.files[:10])
+    assert cross_reference_impacts(q, a.tables, a.files[:10], docs_a) == \
+           cross_reference_impacts(q, b.tables, b.files[:10], docs_b)
+    assert not any(doc.chunks for doc in prepared.files.values())  # reading changes nothing
 
 
 def test_imports_and_generated_marks_come_from_facts(shop: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from genesis_git.impact.agent import analyse_requirement, investigate
-from genesis_git.impact.signals import analyze
+from genesis_git.impact.analyse import analyze
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.kernel.errors import GenesisError, UsageError
 from genesis_git.search.engine import search

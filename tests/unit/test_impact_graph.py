@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from genesis_git.impact.corpus import Corpus, corpus_from_rag
+from genesis_git.impact.corpus import Corpus
+from genesis_git.impact.corpus_text import corpus_from_rag
 from genesis_git.impact.graph import build_graph, column_tokens
 from genesis_git.providers.embedders import FakeEmbedder
 from genesis_git.rag.impact_rag import ImpactRAG

@@ -1,13 +1,13 @@
-"""Ranking: each signal, the penalties, changelogs and the schema-change rule (impact.rank)."""
+"""Ranking: each signal, the penalties, changelogs and the schema-change rule (impact.combine)."""
 
 from __future__ import annotations
 
 import pytest
 from test_impact_graph import corpus_of
 
+from genesis_git.impact.analyse import analyze
+from genesis_git.impact.combine import RankOptions, Weights, rank
 from genesis_git.impact.history import History
-from genesis_git.impact.rank import RankOptions, Weights, rank
-from genesis_git.impact.signals import analyze
 
 SHOP = {
     "app/services/order_service.py": (

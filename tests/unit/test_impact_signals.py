@@ -1,10 +1,11 @@
-"""Requirement analysis and kinds of files (genesis_git.impact.signals)."""
+"""Requirement analysis and kinds of files (genesis_git.impact.analyse, genesis_git.impact.kinds)."""
 
 from __future__ import annotations
 
 import pytest
 
-from genesis_git.impact.signals import analyze, clean_requirement, file_flags, penalty_factor
+from genesis_git.impact.analyse import analyze, clean_requirement
+from genesis_git.impact.kinds import file_flags, penalty_factor
 from genesis_git.text.tokens import SynonymTable
 
 

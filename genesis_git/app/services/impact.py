@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from genesis_git.app.workspace import Workspace
-    from genesis_git.impact.agent import ImpactOptions, ImpactReport
+    from genesis_git.impact import ImpactOptions, ImpactResult
     from genesis_git.providers.llm import Engine
     from genesis_git.rag.impact_rag import ImpactRAG
 
@@ -39,27 +39,20 @@ class Impact:
                 stories: bool = True) -> ImpactOptions:
         """The options of an investigation (nothing is read: a bad requirement is the first
         error).  For a repository, the prompt's chunks are always the setting ``impact.k``."""
-        from genesis_git.impact.agent import ImpactOptions
+        from genesis_git.impact import ImpactOptions
 
         return ImpactOptions(k=k, graph=graph, history=history, stories=stories)
 
     def run(self, requirement: str, options: ImpactOptions | None = None, *,
             use_rag: bool | None = None, engine: str | Engine | None = None,
             prompt_only: bool = False, refresh: bool = True,
-            announce: Callable[[str], None] | None = None) -> ImpactReport:
+            announce: Callable[[str], None] | None = None) -> ImpactResult:
         """The impact result with its warnings, suggestions and (for RAG or ``prompt_only``)
         the prompt: the requirement checked first, the session refreshed (or started, said
         through ``announce``), then the investigation."""
         from dataclasses import replace
 
-        from genesis_git.impact.agent import (
-            ImpactAgent,
-            ImpactOptions,
-            analyse_requirement,
-            investigate,
-        )
-        from genesis_git.index.session import ensure_session
-        from genesis_git.providers.llm import get_engine
+        from genesis_git.impact import ImpactAgent, ImpactOptions, run
 
         chosen = engine if engine is not None else self.engine
         wanted = use_rag if use_rag is not None else self.use_rag
@@ -68,19 +61,12 @@ class Impact:
                                 options=options or ImpactOptions())
             return agent.investigate(requirement, scope=self.scope, use_rag=bool(wanted),
                                      prompt_only=prompt_only)
-        analyse_requirement(requirement)  # bad input fails before any indexing
         ctx = self._ws.caught_up()
-        engine_obj = chosen if chosen is not None and not isinstance(chosen, str) \
-            else get_engine(chosen, ctx.config)
-        if wanted is None:
-            wanted = engine_obj is not None
-        session_id = ensure_session(ctx, refresh=refresh, announce=announce)
-        chosen_options = replace(options if options is not None else self.options(),
-                                 chunks=ctx.config.int("impact.k"))
-        return investigate(ctx, requirement, session_id=session_id,
-                           use_rag=wanted and not prompt_only, engine=engine_obj,
-                           options=chosen_options, prompt_only=prompt_only,
-                           corpus=self._corpus(session_id))
+        opts = replace(options if options is not None else self.options(),
+                       chunks=ctx.config.int("impact.k"), engine=chosen, prompt_only=prompt_only,
+                       rag=None if wanted is None else bool(wanted) and not prompt_only)
+        return run(ctx, requirement, opts, refresh=refresh, announce=announce,
+                   corpus=self._corpus)
 
     def prompt(self, requirement: str, options: ImpactOptions | None = None) -> str:
         """The LLM prompt that ``use_rag`` would send, for any LLM."""
@@ -92,7 +78,7 @@ class Impact:
         """The session's impact corpus, kept while the store is unchanged (``keep_corpus``)."""
         if not self.keep_corpus:
             return None
-        from genesis_git.impact.agent import load_context_corpus
+        from genesis_git.impact.corpus_session import load_context_corpus
 
         ctx = self._ws.caught_up()
         conn = ctx.conn

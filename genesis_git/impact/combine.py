@@ -1,0 +1,201 @@
+"""The fourth station of impact: weigh the signals, add them up, rank the files, say why.
+
+The score of a file is a weighted sum of signals (:mod:`genesis_git.impact.signals`),
+each scaled to 0..1 over the corpus, then multiplied by a penalty for lock,
+vendored and generated files.  ``reasons`` holds every signal's contribution
+(and the penalty as a negative number), so the reasons of a file add up to
+its score.  The ``graph`` and ``cochange`` signals start from *seeds*: the
+best files on ``text``, ``path``, ``named`` and ``definition``.
+
+A changelog gets ``text`` and ``path`` only: it is never pushed up because it
+changes often.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from genesis_git.impact.analyse import QueryInfo
+from genesis_git.impact.corpus import Corpus
+from genesis_git.impact.graph import Graph, Table
+from genesis_git.impact.history import (
+    History,
+    churn_scores,
+    cochange_scores,
+    similar_commit_scores,
+    story_scores,
+)
+from genesis_git.impact.kinds import penalty_factor
+from genesis_git.impact.signals import (
+    definition_scores,
+    field_idents,
+    field_scores,
+    graph_scores,
+    named_scores,
+    path_scores,
+)
+
+PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
+SEED_SIGNALS = {"text", "path", "named", "definition"}
+SIGNALS = ("text", "path", "named", "definition", "graph", "fields", "cochange", "commits", "churn",
+           "story")
+
+
+@dataclass
+class Weights:
+    text: float = 1.0
+    chunk_share: float = 0.35  # share of the best chunk in the text signal
+    path: float = 0.35
+    named: float = 0.5  # the requirement names the file (core.py, src/x/y.py)
+    definition: float = 0.2
+    graph: float = 0.15
+    fields: float = 0.35  # files that mention most columns of a table the query names
+    fields_schema: float = 1.0  # the same when the requirement changes a field of that table
+    prose_fields: float = 0.3  # documents mirroring the row *should* change, code *must*
+    cochange: float = 0.25
+    churn: float = 0.05
+    commits: float = 0.3  # files of past commits whose messages are like the requirement
+    commits_top: int = 20
+    story: float = 0.3
+    seeds: int = 8  # files whose neighbours the graph and co-change signals look at
+    doc_factor: float = 1.0  # multiplier for REQ/ARCH/OTHER documents
+
+
+@dataclass
+class RankOptions:
+    graph: bool = True
+    history: bool = True
+    stories: bool = True
+    weights: Weights = field(default_factory=Weights)
+
+
+@dataclass
+class FileScore:
+    path: str
+    score: float
+    reasons: dict[str, float]
+    flags: list[str] = field(default_factory=list)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # signal -> evidence (paths, ids)
+
+
+@dataclass
+class Ranking:
+    files: list[FileScore]
+    matched_terms: list[str]
+    tables: list[Table]
+    graph: Graph | None
+
+
+def _normalise(values: dict[str, float]) -> dict[str, float]:
+    top = max(values.values(), default=0.0)
+    if top <= 0:
+        return {}
+    return {p: v / top for p, v in values.items() if v > 0}
+
+
+def _seeds(base: dict[str, float], flags: dict[str, list[str]], n: int) -> dict[str, float]:
+    """The best files on text, path and definition, weighted relative to the best one."""
+    ranked = sorted(((s, p) for p, s in base.items() if s > 0 and not flags[p]),
+                    key=lambda x: (-x[0], x[1]))[:n]
+    if not ranked:
+        return {}
+    top = ranked[0][0]
+    return {p: s / top for s, p in ranked}
+
+
+def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | None = None,
+         stories: list[tuple[str, str, list[str]]] | None = None) -> Ranking:
+    """Score every file of ``corpus``; the best first, ties by path."""
+    w = opts.weights
+    file_text, chunk_best, matched, file_terms = corpus.text_scores(q.weights)
+    text_n = _normalise(file_text)
+    chunk_n = _normalise(chunk_best)
+    path_n = _normalise(path_scores(corpus, q))
+    named = named_scores(corpus, q)
+    graph = None
+    if opts.graph or q.mentions_table or q.ident_tokens:
+        graph = corpus.graph(set(q.weights))
+    defs_n: dict[str, float] = {}
+    tables: list[Table] = []
+    if graph is not None:
+        defs, tables = definition_scores(corpus, graph, q)
+        defs_n = _normalise(defs)
+    flags = corpus.flags
+    reasons: dict[str, dict[str, float]] = {p: {} for p in corpus.files}
+    notes: dict[str, dict[str, list[str]]] = {p: {} for p in corpus.files}
+    for p in corpus.files:
+        r = reasons[p]
+        t = (1 - w.chunk_share) * text_n.get(p, 0.0) + w.chunk_share * chunk_n.get(p, 0.0)
+        if t:
+            r["text"] = w.text * t
+        if path_n.get(p):
+            r["path"] = w.path * path_n[p]
+        if named.get(p):
+            r["named"] = w.named * named[p]
+        if defs_n.get(p):
+            r["definition"] = w.definition * defs_n[p]
+    candidates = [p for p in corpus.files if "changelog" not in flags[p]]
+    use_history = opts.history and history is not None and bool(history.transactions)
+    if use_history and w.commits:
+        assert history is not None
+        sim = similar_commit_scores(history, q.weights, candidates, top=w.commits_top)
+        for p, v in _normalise({p: s for p, (s, _) in sim.items()}).items():
+            reasons[p]["commits"] = w.commits * v
+            notes[p]["commits"] = sim[p][1][:2]
+    base = {p: sum(v for k, v in r.items() if k in SEED_SIGNALS) for p, r in reasons.items()}
+    seeds = _seeds(base, flags, w.seeds)
+    if opts.graph and graph is not None:
+        raw, why = graph_scores(graph, q, seeds, flags, file_terms)
+        for p, v in raw.items():
+            reasons[p]["graph"] = reasons[p].get("graph", 0.0) + w.graph * min(1.0, v)
+            notes[p]["graph"] = [s for _, s in sorted(why[p], key=lambda x: (-x[0], x[1]))][:3]
+        fields = field_scores(corpus, tables)
+        schema_change = bool(tables) and (q.mentions_field or bool(field_idents(q, graph, tables)))
+        weight = w.fields_schema if schema_change else w.fields
+        for p, share in fields.items():
+            if "changelog" in flags[p]:
+                continue
+            prose = p.rsplit(".", 1)[-1].lower() in PROSE_EXT
+            reasons[p]["fields"] = weight * share * (w.prose_fields if prose else 1.0)
+            notes[p]["fields"] = [t.name for t in tables]
+    if use_history:
+        assert history is not None
+        co = cochange_scores(history, seeds, candidates)
+        co_n = _normalise({p: s for p, (s, _) in co.items()})
+        for p, v in co_n.items():
+            reasons[p]["cochange"] = w.cochange * v
+            notes[p]["cochange"] = co[p][1][:3]
+        churn_n = _normalise(churn_scores(history, candidates))
+        for p, v in churn_n.items():
+            if w.churn and v and reasons[p]:  # a prior only for files the query reached
+                reasons[p]["churn"] = w.churn * v
+    if opts.stories and stories:
+        st = story_scores(stories, q.weights, candidates)
+        st_n = _normalise({p: s for p, (s, _) in st.items()})
+        for p, v in st_n.items():
+            reasons[p]["story"] = w.story * v
+            notes[p]["story"] = st[p][1]
+    return Ranking(_scored(corpus, reasons, notes, flags, w), sorted(matched), tables, graph)
+
+
+def _scored(corpus: Corpus, reasons: dict[str, dict[str, float]],
+            notes: dict[str, dict[str, list[str]]], flags: dict[str, list[str]],
+            w: Weights) -> list[FileScore]:
+    """Each file that any signal reached: its reasons rounded, its penalty, its score."""
+    out: list[FileScore] = []
+    for p, r in reasons.items():
+        raw = sum(r.values())
+        if raw <= 0:
+            continue
+        factor = penalty_factor(flags[p])
+        doc = corpus.files[p]
+        if doc.artifact_type in ("REQ", "ARCH", "OTHER") and w.doc_factor != 1.0:
+            factor *= w.doc_factor
+        final = {k: round(v, 4) for k, v in r.items() if round(v, 4)}
+        score = round(sum(final.values()), 4)
+        if factor < 1.0:
+            final["penalty"] = round(score * factor - score, 4)
+            score = round(score + final["penalty"], 4)
+        out.append(FileScore(p, score, final, flags[p], notes[p]))
+    out.sort(key=lambda f: (-f.score, f.path))
+    return out

@@ -1,0 +1,191 @@
+"""The sixth station of impact: evidence, computed once for the final ranking.
+
+For the cross-reference, each of the ``k`` best files becomes an impact (the
+chunk that carries the most query weight, or the one mirroring a named
+table's columns; a symbol when that chunk defines one), preceded by the
+``table.field`` impacts at a named table's definitions.  For an engine's
+answer, each impact it names keeps its own evidence, or gets the lines of its
+file that carry the most query weight.  The files are read in full
+(:meth:`~genesis_git.impact.corpus.Corpus.read`) by the caller, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from genesis_git.impact.analyse import QueryInfo
+from genesis_git.impact.combine import FileScore
+from genesis_git.impact.corpus import ChunkDoc, FileDoc, best_chunk, chunk_score
+from genesis_git.impact.graph import Table, column_tokens
+from genesis_git.impact.result import Impact
+from genesis_git.text.tokens import tokenize
+
+EVIDENCE_LINES = 3
+LINE_CHARS = 160
+
+_SIGNAL_WORDS = {
+    "text": "matches the requirement's terms",
+    "path": "its path names the requirement's terms",
+    "named": "the requirement names this file",
+    "definition": "defines what the requirement names",
+    "graph": "references the affected code",
+    "fields": "mirrors the columns of",  # + " table <name>"
+    "cochange": "changed together with the affected files",
+    "churn": "changes often",
+    "story": "touched by similar stories",
+    "llm": "named by the engine",
+}
+
+
+def evidence_lines(doc: FileDoc, weights: dict[str, float], n: int = EVIDENCE_LINES) -> list[str]:
+    """The ``n`` lines of the file that carry the most query weight: ``path:line: text``."""
+    scored: list[tuple[float, int, str]] = []
+    seen_lines: set[int] = set()
+    for c in doc.chunks:
+        for offset, line in enumerate(c.text.splitlines()):
+            lineno = c.start_line + offset
+            if lineno in seen_lines or not line.strip():
+                continue
+            seen_lines.add(lineno)
+            toks = set(tokenize(line))
+            s = sum(w for t, w in weights.items() if t in toks)
+            if s > 0:
+                scored.append((s, lineno, line.strip()))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    out = []
+    for _, lineno, text in sorted(scored[:n], key=lambda x: x[1]):
+        if len(text) > LINE_CHARS:
+            text = text[:LINE_CHARS - 1] + "…"
+        out.append(f"{doc.path}:{lineno}: {text}")
+    return out
+
+
+def _detail(f: FileScore, q: QueryInfo) -> str:
+    parts = []
+    for signal, value in sorted(f.reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        if value <= 0 or signal not in _SIGNAL_WORDS:
+            continue
+        words = _SIGNAL_WORDS[signal]
+        extra = f.notes.get(signal)
+        if signal == "fields" and extra:
+            words += " table " + ", ".join(extra[:3])
+        elif extra:
+            words += " (" + ", ".join(extra[:3]) + ")"
+        parts.append(words)
+        if len(parts) == 2:
+            break
+    if "changelog" in f.flags:
+        parts.append("changelog: ranked by its own text only")
+    return "; ".join(parts)
+
+
+def _note_evidence(f: FileScore) -> list[str]:
+    out = []
+    if f.notes.get("graph"):
+        out.append("references: " + ", ".join(f.notes["graph"][:3]))
+    if f.notes.get("fields"):
+        out.append("mirrors the columns of table " + ", ".join(f.notes["fields"][:3]))
+    if f.notes.get("cochange"):
+        out.append("changed together with: " + ", ".join(f.notes["cochange"][:3]))
+    if f.notes.get("story"):
+        out.append("stories: " + ", ".join(f.notes["story"][:3]))
+    return out
+
+
+def _field_impacts(q: QueryInfo, tables: list[Table], f: FileScore) -> list[Impact]:
+    """``table.field`` impacts at the table's definitions; a new migration next to old ones."""
+    out: list[Impact] = []
+    for table in tables:
+        if f.path not in table.lines:
+            continue
+        cols = set(column_tokens(table))
+        lines = table.lines[f.path]
+        for tok, ident in q.ident_tokens.items():
+            if tok == table.token:
+                continue
+            exists = tok in cols
+            if q.intent == "delete" and exists:
+                kind, verb = "delete", f"remove column {ident} from table {table.name}"
+            elif exists:
+                kind, verb = "modify", f"change column {ident} of table {table.name}"
+            elif q.intent == "add" or q.mentions_field:
+                kind, verb = "add", f"add column {ident} to table {table.name}"
+            else:
+                continue
+            if table.kinds.get(f.path) == "alter":
+                folder = f.path.rsplit("/", 1)[0] + "/" if "/" in f.path else ""
+                out.append(Impact(
+                    f"{folder}(new migration)", "file", folder, [], "add",
+                    f"a new migration to {verb} (as {f.path} does for earlier changes)",
+                    [f"{f.path}:{lines[0]}: ALTER TABLE {table.name} …"], f.score,
+                    dict(f.reasons)))
+                continue
+            out.append(Impact(
+                f"{table.name}.{ident}", "field", f.path, [lines[0], lines[1]], kind, verb,
+                [f"{f.path}:{lines[0]}: table {table.name} is defined here"], f.score,
+                dict(f.reasons)))
+    return out
+
+
+def _mirror_chunk(doc: FileDoc, tables: list[Table], weights: dict[str, float]
+                  ) -> ChunkDoc | None:
+    """The chunk that mentions the most columns of the named tables (a schema class, a form)."""
+    cols = {c for t in tables for c in column_tokens(t)}
+    best: tuple[tuple[int, float], ChunkDoc] | None = None
+    for c in doc.chunks:
+        key = (len(cols & set(c.tokens)), chunk_score(c, weights))
+        if key[0] and (best is None or key > best[0]):
+            best = (key, c)
+    return best[1] if best else None
+
+
+def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | None = None
+                ) -> Impact:
+    chunk = None
+    if tables and "fields" in f.reasons:
+        chunk = _mirror_chunk(doc, tables, q.weights)
+    chunk = chunk or best_chunk(doc, q.weights)
+    named_symbol = None
+    if chunk is not None and chunk.symbol:
+        named_symbol = chunk.symbol
+    kind = "symbol" if named_symbol else "file"
+    if chunk is not None:
+        lines = [chunk.start_line, chunk.end_line]
+    elif doc.chunks:
+        lines = [doc.chunks[0].start_line, doc.chunks[-1].end_line]
+    else:
+        lines = []
+    sym_tokens = set(tokenize(named_symbol.split(".")[-1])) if named_symbol else set()
+    typ = "delete" if q.intent == "delete" and sym_tokens & set(q.ident_tokens) else "modify"
+    return Impact(named_symbol or doc.path, kind, doc.path, lines, typ, _detail(f, q),
+                  evidence_lines(doc, q.weights) + _note_evidence(f), f.score, dict(f.reasons))
+
+
+def cross_reference_impacts(q: QueryInfo, tables: list[Table], shown: list[FileScore],
+                            docs: Mapping[str, FileDoc]) -> list[Impact]:
+    """The impacts of the files ``shown`` (``docs``: those files read in full)."""
+    impacts: list[Impact] = []
+    for f in shown:
+        impacts.extend(_field_impacts(q, tables, f))
+        impacts.append(file_impact(f, docs[f.path], q, tables))
+    return impacts
+
+
+def engine_impacts(items: list[dict[str, Any]], scores: list[float], ranked: list[FileScore],
+                   q: QueryInfo, docs: Mapping[str, FileDoc]) -> list[Impact]:
+    """The engine's impacts with their ``llm`` signal (``scores``, one per item) added to the
+    reasons of their file; an impact without evidence gets its file's best lines."""
+    by_path = {f.path: f for f in ranked}
+    out: list[Impact] = []
+    for item, s in zip(items, scores, strict=True):
+        path = item["path"]
+        base = by_path.get(path)
+        reasons = dict(base.reasons) if base else {}
+        reasons["llm"] = s
+        evidence = item["evidence"]
+        if not evidence and path in docs:
+            evidence = evidence_lines(docs[path], q.weights)
+        out.append(Impact(item["target"], item["kind"], path, item["lines"] or [], item["type"],
+                          item["detail"], evidence, round(sum(reasons.values()), 4), reasons))
+    return out
