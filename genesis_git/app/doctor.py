@@ -10,6 +10,7 @@ from genesis_git.config.settings import Config, load_config
 from genesis_git.design import manage
 from genesis_git.git.repo import Repo, find_repo, git_version
 from genesis_git.hooks import install
+from genesis_git.kernel.environment import ENV_HOME
 from genesis_git.kernel.errors import GenesisError
 from genesis_git.kernel.findings import Finding
 from genesis_git.store import connect as store
@@ -77,9 +78,7 @@ def _writable(db: Path) -> bool:
 def _check_store(repo: Repo) -> list[Finding]:
     db = store_path(repo)
     if db.parent.exists() and not db.parent.is_dir():
-        import os
-
-        shown = f"GENESIS_HOME={os.environ['GENESIS_HOME']}" if os.environ.get("GENESIS_HOME") \
+        shown = f"GENESIS_HOME={ENV_HOME.raw()}" if ENV_HOME.raw() \
             else str(db.parent)
         return [Finding("store", "error", f"{shown} is a file, not a folder: every command "
                         "that needs the store fails", "point GENESIS_HOME at a folder, or unset it")]

@@ -76,17 +76,17 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
     config = load_config(repo.root)  # fail now, with one line, on a broken config
     result: dict[str, Any] = {
         "story_prefixes": history_prefixes(repo),
-        "prefixes_set": config.list("story.prefixes"),
+        "prefixes_set": list(config.settings.story.prefixes),
         "repository": str(repo.root),
         "store": str(db),
         "store_created": store_created,
         "config": str(cfg_path),
         "config_created": config_created,
-        "share": config.bool("ledger.share"),
+        "share": config.settings.ledger.share,
         "share_set": share_set,
         "sync": None,
     }
-    if config.bool("ledger.share") and sync:
+    if config.settings.ledger.share and sync:
         from genesis_git.stories.ledger.gitref import GitError
         from genesis_git.stories.ledger.sync import sync as run_sync
 

@@ -93,6 +93,6 @@ def max_repos(where: Path) -> int:
     except GenesisError:
         root = where
     try:
-        return max(1, load_config(root).int("mcp.max_repos"))
+        return max(1, load_config(root).settings.mcp.max_repos)
     except GenesisError:
         return DEFAULT_MAX_REPOS

@@ -26,7 +26,9 @@ _STATE: dict[str, Any] = {"debug": False}
 
 
 def debug_enabled() -> bool:
-    return bool(_STATE["debug"]) or os.environ.get("GENESIS_DEBUG", "") not in ("", "0")
+    from genesis_git.kernel.environment import ENV_DEBUG
+
+    return bool(_STATE["debug"]) or ENV_DEBUG.on()
 
 
 def _store_files() -> tuple[Path, Path] | None:

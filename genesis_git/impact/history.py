@@ -204,11 +204,9 @@ def churn_scores(hist: History, candidates: Iterable[str]) -> dict[str, float]:
 # -- stories ---------------------------------------------------------------
 
 def story_records(conn: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
-    """``(story_id, text, paths)`` from the ledger; empty when the ledger module is not installed."""
-    try:
-        from genesis_git.stories.tables import story_texts
-    except ImportError:
-        return []
+    """``(story_id, text, paths)`` from the ledger; empty when its tables cannot be read."""
+    from genesis_git.stories.tables import story_texts
+
     try:
         return [(str(s), str(t), [str(p) for p in paths]) for s, t, paths in story_texts(conn)]
     except sqlite3.Error:

@@ -92,12 +92,12 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
         raise UsageError(f"-k must be at least 1 (got {opts.k})")
     config = target.config
     q = analyse_requirement(
-        requirement, synonym_table(config.table("text.synonyms")) if config is not None else None)
+        requirement, synonym_table(dict(config.settings.text.synonyms)) if config is not None else None)
     engine = (get_engine(opts.engine, config) if opts.engine is None or isinstance(opts.engine, str)
               else opts.engine)
     ask = opts.rag if opts.rag is not None else engine is not None
     chunks = opts.chunks if opts.chunks is not None else (
-        config.int("impact.k") if config is not None else DEFAULT_CHUNKS)
+        config.settings.impact.k if config is not None else DEFAULT_CHUNKS)
     corpus, history, stories = _prepare(target, opts, session_id, corpus, refresh, announce)
     ranking = rank(corpus, q, opts.rank_options(), history, stories)  # signals, combined
     out = ImpactResult(requirement, "cross-reference", warnings=list(q.notes),

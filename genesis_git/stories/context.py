@@ -148,12 +148,10 @@ def build_context(conn: sqlite3.Connection, story_id: str, *, with_code: int = 0
 
 def search_code(sctx: Context, query: str, k: int) -> tuple[list[dict[str, Any]], list[str]]:
     """The ``k`` most relevant chunks of the index of ``sctx``'s repository (its session
-    refreshed, or started, first; needs the search module)."""
-    try:
-        from genesis_git.index.session import ensure_session
-        from genesis_git.search import SearchOptions, search
-    except ImportError:
-        return [], ["--with-code skipped: code search is not available in this installation"]
+    refreshed, or started, first)."""
+    from genesis_git.index.session import ensure_session
+    from genesis_git.search import SearchOptions, search
+
     if not query.strip():
         return [], ["--with-code skipped: the story has no text to search for"]
     notes: list[str] = []

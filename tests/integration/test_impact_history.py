@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from genesis_git.impact.history import (
     story_records,
     story_scores,
 )
+from genesis_git.store import stories as story_rows
 from genesis_git.store.connect import connect
 
 from helpers import git, make_repo, write
@@ -145,23 +145,14 @@ def test_story_scores_favour_similar_stories() -> None:
     assert story_scores(stories, {"nothing": 1.0}, ["app/order.py"]) == {}
 
 
-def test_story_records_without_or_with_a_broken_ledger(monkeypatch: pytest.MonkeyPatch) -> None:
-    conn = sqlite3.connect(":memory:")
-    monkeypatch.setitem(sys.modules, "genesis_git.stories.tables", None)  # not installed
-    assert story_records(conn) == []
-
-    class Ledger:
-        @staticmethod
-        def story_texts(c: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
-            raise sqlite3.OperationalError("no such table")
-
-    monkeypatch.setitem(sys.modules, "genesis_git.stories.tables", Ledger)
-    assert story_records(conn) == []
-
-    class Good:
-        @staticmethod
-        def story_texts(c: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
-            return [("S-1", "text", ["a.py"])]
-
-    monkeypatch.setitem(sys.modules, "genesis_git.stories.tables", Good)
-    assert story_records(conn) == [("S-1", "text", ["a.py"])]
+def test_story_records_read_the_ledger_and_unreadable_tables_give_none(tmp_path: Path) -> None:
+    assert story_records(sqlite3.connect(":memory:")) == []  # no ledger tables: none, no error
+    conn = connect(tmp_path / "genesis.db")
+    story_rows.add_record(conn, "S-1", "shop", "add a discount code", "draft", None, "ann",
+                          "2026-01-01T00:00:00Z")
+    story_rows.add_artifact(conn, "S-1", "decision", None, None, "app/order.py", None, None,
+                            None, "codes are upper case", "note:1", "ann",
+                            "2026-01-01T00:00:00Z", None)
+    conn.commit()
+    assert story_records(conn) == [
+        ("S-1", "add a discount code\ncodes are upper case", ["app/order.py"])]

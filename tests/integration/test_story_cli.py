@@ -213,16 +213,6 @@ def test_context_with_code(story_repo: dict[str, Any]) -> None:
     assert "relevant code (1):" in res.output
 
 
-def test_context_with_code_without_search(story_repo: dict[str, Any],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "genesis_git.search", None)
-    res = runner.invoke(app, ["story", "context", "STORY-13", "--with-code", "3"])
-    assert res.exit_code == 0
-    assert "genesis: --with-code skipped: code search is not available in this installation" \
-        in res.output
-    assert "relevant code (0):" in res.output
-
-
 def test_code_search_with_nothing_to_search(repo: Path) -> None:
     from genesis_git.index.session import open_context
 

@@ -27,9 +27,8 @@ PACKAGE = Path(storepath.__file__).resolve().parents[1]
 # GENESIS_ words in the code that are not variables genesis reads: the hook shim's own shell
 # variables, Typer's completion switch, and the placeholder of the docs
 NOT_READ = {"GENESIS_PYTHON", "GENESIS_LEGACY_SH", "GENESIS_COMPLETE", "GENESIS_SECTION_KEY"}
-# reads of os.environ that still name their variable in place, in the doors (owed: read them
-# through environment.ENV_DEBUG and environment.ENV_HOME)
-AD_HOC = {"cli/main.py: GENESIS_DEBUG", "app/doctor.py: GENESIS_HOME"}
+# reads of os.environ that name a GENESIS_ variable in place instead of its declaration: none
+AD_HOC: set[str] = set()
 
 
 def _sources() -> dict[str, str]:

@@ -63,7 +63,7 @@ class Impact:
                                      prompt_only=prompt_only)
         ctx = self._ws.caught_up()
         opts = replace(options if options is not None else self.options(),
-                       chunks=ctx.config.int("impact.k"), engine=chosen, prompt_only=prompt_only,
+                       chunks=ctx.config.settings.impact.k, engine=chosen, prompt_only=prompt_only,
                        rag=None if wanted is None else bool(wanted) and not prompt_only)
         return run(ctx, requirement, opts, refresh=refresh, announce=announce,
                    corpus=self._corpus)

@@ -30,7 +30,7 @@ class Mirror:
         ``(result, None)``; ``(None, None)`` without a mirror; ``({"error": …}, error)``
         when the mirror failed, so that the sync, which did succeed, is still reported.
         """
-        if not self._ws.config.str("ledger.mirror").strip():
+        if not self._ws.config.settings.ledger.mirror.strip():
             return None, None
         try:
             return self.push(), None

@@ -25,8 +25,8 @@ class Search:
 
         config = self._ws.config
         return SearchOptions(
-            k=k if k is not None else config.int("search.k"),
-            mode=(mode or config.str("search.mode")).strip().lower(),
+            k=k if k is not None else config.settings.search.k,
+            mode=(mode or config.settings.search.mode).strip().lower(),
             types=tuple(types), paths=tuple(paths), component=component, owner=owner,
             max_staleness=max_staleness, files=files).validated()
 
