@@ -72,14 +72,15 @@ def search_cmd(
 
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:
-    """A table on a terminal, plain tab-separated lines in a pipe (:mod:`genesis_git.render.search`)."""
-    from genesis_git.cli.output import console, echo, stdout_is_tty
-    from genesis_git.render.search import plain_lines, table
+    """grep-like lines on a terminal (:mod:`genesis_git.render.terminal`), plain
+    tab-separated lines in a pipe (:mod:`genesis_git.render.search`)."""
+    from genesis_git.cli.output import echo, paint, stdout_is_tty, width
+    from genesis_git.render.search import plain_lines
+    from genesis_git.render.terminal import search_lines
 
-    if stdout_is_tty():
-        console().print(table(result, files, explain))
-        return
-    for line in plain_lines(result, files, explain):
+    lines = (search_lines(result, files, explain, width(), paint()) if stdout_is_tty()
+             else plain_lines(result, files, explain))
+    for line in lines:
         echo(line)
 
 
