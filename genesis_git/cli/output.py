@@ -205,10 +205,18 @@ def _out() -> Any:
 # -- writing ------------------------------------------------------------------------------
 
 def emit_json(obj: Any) -> None:
-    """Stable JSON on stdout (:func:`genesis_git.render.lines.json_text`)."""
+    """Stable JSON on stdout (:func:`genesis_git.render.lines.json_text`); on a stream that
+    cannot encode it, with ``\\uXXXX`` escapes, so that it stays valid JSON."""
     from genesis_git.render.lines import json_text
 
-    _out().write(json_text(obj) + "\n")
+    text = json_text(obj)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except UnicodeEncodeError:
+        text = json_text(obj, ascii_only=True)
+    except LookupError:  # pragma: no cover - an encoding Python does not know
+        pass
+    _out().write(text + "\n")
 
 
 def echo(text: str = "") -> None:

@@ -29,7 +29,7 @@ def list_(
         "--project", help="With --org: only stories that this project took part in.")] = None,
 ) -> None:
     """List the stories, most recently updated first."""
-    from genesis_git.cli.output import echo, emit_json, stdout_is_tty
+    from genesis_git.cli.output import echo, emit_json, paint, stdout_is_tty
     from genesis_git.kernel.errors import UsageError
 
     if project is not None and not org:
@@ -48,12 +48,11 @@ def list_(
         echo(render.list_empty(status))
         return
     if stdout_is_tty():
-        from genesis_git.cli.output import paint
         from genesis_git.render.terminal import story_rows
 
         lines = story_rows(rows, paint())
     else:
-        lines = render.list_lines(rows)  # piped: tab-separated, one header
+        lines = render.list_lines(rows, paint())  # piped: tab-separated, one header
     for line in lines:
         echo(line)
 

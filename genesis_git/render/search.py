@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from genesis_git.render.terminal import clean, flat
+from genesis_git.render.terminal import Paint, clean, flat, highlight, no_paint
 from genesis_git.search.files import group_by_file
 from genesis_git.search.results import SearchResult
 
@@ -104,8 +104,10 @@ def to_markdown(result: SearchResult, files: bool = False) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def plain_lines(result: SearchResult, files: bool = False, explain: bool = False) -> list[str]:
-    """One tab-separated line per result (per file with ``files``), for a pipe."""
+def plain_lines(result: SearchResult, files: bool = False, explain: bool = False,
+                paint: Paint = no_paint) -> list[str]:
+    """One tab-separated line per result (per file with ``files``), for a pipe; ``paint``
+    colours the path, the lines and the matched terms (``--color always``)."""
     from genesis_git.search.explain import explain_lines, snippet
     from genesis_git.text.quoting import quote_path
 
@@ -114,20 +116,31 @@ def plain_lines(result: SearchResult, files: bool = False, explain: bool = False
     if files:
         for fh in group_by_file(result.hits):
             ranges = ", ".join(f"{h.start_line}-{h.end_line}" for h in fh.chunks)
-            out.append(f"{quote_path(fh.path)}\t{fh.score:.6f}\t{fh.artifact_type}\tlines {ranges}")
+            out.append(f"{paint(quote_path(fh.path), 'path')}\t{fh.score:.6f}\t{fh.artifact_type}\tlines {ranges}")
             if explain:
                 best = fh.chunks[0]
                 out.append(f"    matched: {', '.join(best.matched_terms) or '-'}")
                 out += [f"    {line}" for line in explain_lines(best.breakdown, rrf_k, result.mode)]
         return out
     for h in result.hits:
-        out.append(f"{quote_path(h.path)}:{h.start_line}-{h.end_line}\t{h.score:.6f}\t"
+        text = flat(snippet(clean(h.text), h.matched_terms, 120))
+        out.append(f"{paint(quote_path(h.path), 'path')}:"
+                   f"{paint(f'{h.start_line}-{h.end_line}', 'line')}\t{h.score:.6f}\t"
                    f"{h.artifact_type}\t{flat(h.section or h.symbol) or '-'}\t"
-                   f"{flat(snippet(clean(h.text), h.matched_terms, 120))}")
+                   f"{highlight(text, h.matched_terms, paint)}")
         if explain:
             out.append(f"    matched: {', '.join(h.matched_terms) or '-'}")
             out += [f"    {line}" for line in explain_lines(h.breakdown, rrf_k, result.mode)]
     return out
+
+
+def stats_line(result: SearchResult) -> str:
+    """What was searched (``-v``): files, chunks, candidates per list, the query's terms."""
+    st = result.stats
+    cands = ", ".join(f"{k} {v}" for k, v in (st.get("candidates") or {}).items()) or "none"
+    terms = ", ".join(flat(t.term) for t in result.terms) or "-"
+    return (f"searched {st.get('files', 0)} files ({st.get('rows', 0)} chunks) in {result.mode} "
+            f"mode; candidates: {cands}; terms: {terms}")
 
 
 def summary(data: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from genesis_git.render.terminal import clean, flat
+from genesis_git.render.terminal import Paint, clean, flat, no_paint
 from genesis_git.text.quoting import quote_path
 
 
@@ -16,10 +16,10 @@ def list_empty(status: str | None) -> str:
             " (commit with a story id in the subject, or run `genesis story rebuild`)")
 
 
-def list_lines(rows: list[dict[str, Any]]) -> list[str]:
+def list_lines(rows: list[dict[str, Any]], paint: Paint = no_paint) -> list[str]:
     """The stories for a pipe: tab-separated, one header line."""
     return ["story\tstatus\tcommits\tnotes\tupdated\ttitle",
-            *(f"{r['story_id']}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
+            *(f"{paint(r['story_id'], 'id')}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
               f"{r['updated_at']}\t{flat(r['title'])}" for r in rows)]
 
 
