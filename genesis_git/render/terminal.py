@@ -109,20 +109,28 @@ def _snippet(line: str, terms: Sequence[str], width: int) -> str:
     if cells(line) <= width:
         return line
     spans = highlight_spans(line, terms)
-    start = max(0, spans[0][0] - 8) if spans else 0
+    late = spans and cells(line[:spans[0][1]]) > width - 10  # the first match would be cut
+    start = max(0, spans[0][0] - 8) if late else 0
     return ("…" + fit(line[start:], width - 1)) if start else fit(line, width)
 
 
 def grep_line(path: str, line_no: int, text: str, tail: str, terms: Sequence[str],
               width: int, paint: Paint) -> str:
-    """``path:line: text  tail``: the path and the number whole, ``text`` cut to what is
-    left of ``width`` (at least 20 columns), the matched terms painted."""
-    head = f"{path}:{line_no}: "
-    room = max(20, width - cells(head) - cells(tail) - 2)
-    shown = _snippet(text, terms, room)
-    body = highlight(shown, terms, paint)
-    return (f"{paint(path, 'path')}:{paint(str(line_no), 'line')}: {body}"
-            + (f"  {paint(tail, 'dim')}" if tail else ""))
+    """``path:line: text  tail``: the path, the number and the tail (type and score) whole,
+    ``text`` cut to what is left of ``width``, the matched terms painted.  When a long path
+    leaves less than 20 columns, the text goes on a second line, indented."""
+    head = f"{path}:{line_no}:"
+    where = f"{paint(path, 'path')}:{paint(str(line_no), 'line')}:"
+    end = f"  {paint(tail, 'dim')}" if tail else ""
+    room = width - cells(head) - cells(tail) - 3
+    if room >= 20 or not text:
+        shown = _snippet(text, terms, max(room, 20))
+        return f"{where} {highlight(shown, terms, paint)}{end}".rstrip()
+    if cells(head) + cells(tail) + 2 <= width:
+        shown = _snippet(text, terms, width - 4)
+        return f"{where}{end}\n    {highlight(shown, terms, paint)}"
+    shown = _snippet(text, terms, max(20, width - cells(tail) - 6))
+    return f"{where}\n    {highlight(shown, terms, paint)}{end}"
 
 
 def search_lines(result: Any, files: bool, explain: bool, width: int,
