@@ -87,10 +87,12 @@ def _dash_hint(exc: Any, args: list[str]) -> None:
 
 def _record(line: str, detail: str) -> object:
     """Append a bug's traceback, with the versions and the command, to ``genesis.log``."""
+    from genesis_git.cli.output import printable
     from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry
     from genesis_git.kernel.logfile import append_log
 
-    return append_log(_log_files(), log_entry(sys.argv, None, detail, __version__),
+    return append_log(_log_files(), log_entry([printable(a) for a in sys.argv], None,
+                                              printable(detail), __version__),
                       rotate_at=LOG_ROTATE_BYTES)
 
 
@@ -122,7 +124,7 @@ class GenesisGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         args = [*getattr(ctx, "_protected_args", getattr(ctx, "protected_args", [])), *ctx.args]
-        from genesis_git.cli.output import end_pager, paging
+        from genesis_git.cli.output import detail, end_pager, paging
 
         started = time.monotonic()
         try:
@@ -149,15 +151,7 @@ class GenesisGroup(TyperGroup):
             raise _fail(exc) from None
         finally:
             end_pager()
-            _timing(ctx, started)
-
-
-def _timing(ctx: Any, started: float) -> None:
-    """With ``-v``: how long the command took, on stderr."""
-    from genesis_git.cli.output import detail
-
-    name = " ".join(a for a in [ctx.invoked_subcommand or ""] if a) or "genesis"
-    detail(f"{name} took {time.monotonic() - started:.2f} s")
+            detail(f"{ctx.invoked_subcommand or 'genesis'} took {time.monotonic() - started:.2f} s")
 
 
 def _new_app() -> typer.Typer:
@@ -400,9 +394,10 @@ def run() -> None:
     for the dozens of commands here that is a third of the start-up time of a
     quick command, so only the command being run is built.
     """
-    from genesis_git.cli.output import safe_streams
+    from genesis_git.cli.output import safe_streams, utf8_args
 
     safe_streams()
+    sys.argv[1:] = utf8_args(sys.argv[1:])
     try:
         build_app(command_name(sys.argv[1:]))(prog_name="genesis")
         code: Any = 0

@@ -63,6 +63,19 @@ def safe_streams() -> None:
                 pass
 
 
+def utf8_args(args: list[str]) -> list[str]:
+    """Command-line arguments read as UTF-8 when the locale could not decode them
+    (``LANG=C``: Python then holds their bytes as lone surrogates, which no store or log
+    can take); bytes that are not UTF-8 either become U+FFFD."""
+    return [os.fsencode(arg).decode("utf-8", "replace")
+            if any("\udc80" <= ch <= "\udcff" for ch in arg) else arg for arg in args]
+
+
+def printable(text: str) -> str:
+    """``text`` that any UTF-8 file can hold: a lone surrogate as a backslash escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _isatty(stream: Any) -> bool:
     try:
         return bool(stream.isatty()) and os.environ.get("TERM") != "dumb"

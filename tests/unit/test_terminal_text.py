@@ -141,6 +141,14 @@ def test_safe_streams_turn_an_ascii_stream_into_one_that_never_fails(
     assert json.loads("\n".join(lines[1:])) == {"title": "订单"}
 
 
+def test_arguments_a_c_locale_could_not_decode_are_read_as_utf8() -> None:
+    held = "STORY-9—x".encode().decode("ascii", "surrogateescape")  # what LANG=C gives
+    bad = b"STORY-9\xff".decode("ascii", "surrogateescape")
+    assert output.utf8_args([held, "plain", "订单", bad]) == [
+        "STORY-9—x", "plain", "订单", "STORY-9\ufffd"]
+    assert output.printable("a\udcffb") == "a\\udcffb"
+
+
 def test_json_stays_exact() -> None:
     data = {"title": "[wip] \x1b[31mred\x07", "path": "app/[slug]/page.tsx"}
     assert json.loads(json_text(data)) == data
