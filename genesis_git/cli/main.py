@@ -101,11 +101,12 @@ def _fail(exc: BaseException) -> typer.Exit:
     code."""
     from genesis_git.cli.output import end_pager
     from genesis_git.kernel.errors import handle
+    from genesis_git.render.terminal import clean
 
     failure = handle(exc, record=_record, store=_store, debug=debug_enabled())
     end_pager()
     kind = "internal error" if failure.internal else "error"
-    sys.stderr.write(f"genesis: {kind}: {failure.message}\n")
+    sys.stderr.write(f"genesis: {kind}: {clean(failure.message)}\n")
     return typer.Exit(failure.code)
 
 
@@ -141,7 +142,7 @@ class GenesisGroup(TyperGroup):
             paged = paging()
             _silence_stdout()
             end_pager()
-            raise typer.Exit(0 if paged else int(ExitCode.BROKEN_PIPE)) from None
+            raise typer.Exit(int(ExitCode.OK if paged else ExitCode.BROKEN_PIPE)) from None
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:

@@ -237,14 +237,18 @@ def echo(text: str = "") -> None:
 
 
 def warn(text: str) -> None:
-    """One warning line on stderr."""
-    sys.stderr.write(f"genesis: warning: {text}\n")
+    """One warning line on stderr (control characters of the data in it dropped)."""
+    from genesis_git.render.terminal import clean
+
+    sys.stderr.write(f"genesis: warning: {clean(text)}\n")
 
 
 def note(text: str) -> None:
     """One informational line on stderr (never mixed into stdout); ``-q`` drops it."""
+    from genesis_git.render.terminal import clean
+
     if not quiet():
-        sys.stderr.write(f"genesis: {text}\n")
+        sys.stderr.write(f"genesis: {clean(text)}\n")
 
 
 def detail(text: str) -> None:

@@ -54,14 +54,15 @@ def search_text(result: Mapping[str, Any]) -> str:
 
 
 def ingest_warnings(report: IngestReport) -> list[str]:
-    return [*report.warnings, *(f"rejected {r['name']}: {r['reason']}" for r in report.rejected)]
+    return [*report.warnings,
+            *(f"rejected {flat(r['name'])}: {r['reason']}" for r in report.rejected)]
 
 
 def ingest_lines(report: IngestReport) -> list[str]:
     return [f"{report.source}: {len(report.added)} added, {len(report.updated)} updated, "
             f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped, "
             f"{len(report.rejected)} rejected",
-            *(f"  skipped {s['name']}: {s['reason']}" for s in report.skipped)]
+            *(f"  skipped {flat(s['name'])}: {s['reason']}" for s in report.skipped)]
 
 
 def init_lines(result: Mapping[str, Any]) -> list[str]:
