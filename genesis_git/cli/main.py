@@ -185,7 +185,7 @@ def main(
     directory: Annotated[Path | None, typer.Option(
         "-C", "--directory", help="Run as if genesis was started in this directory.")] = None,
     color: Annotated[str, typer.Option(
-        "--color", metavar="WHEN",
+        "--color", metavar="<when>",
         help="Colour the output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR "
              "forces it), always or never.")] = "auto",
     quiet: Annotated[bool, typer.Option(

@@ -238,3 +238,16 @@ def test_the_pager_runs_on_a_terminal_only(root: Path, env: dict[str, str]) -> N
     # leaving the pager before the end is no failure
     rc, out, err = tty(root, env, "story", "context", "STORY-3", GENESIS_PAGER="head -n 1")
     assert (rc, out, err) == (0, "STORY-3: [wip] render the slug\n", "")
+
+
+def test_design_cards_are_lines_with_their_ids_whole(tmp_path: Path, env: dict[str, str]) -> None:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main", env=env)
+    for args in (("design", "init"), ("design", "ingest", "rules")):
+        assert run(lib, env, *args).returncode == 0
+    rc, out, err = tty(lib, env, "design", "search", "contrast")
+    assert rc == 0, err
+    results = [line for line in visible(out) if re.match(r"\d+\. ", line)]
+    assert results and all(re.match(r"\d+\. DSG-\d{4}  \d+\.\d+  \S", line) for line in results)
+    assert "…" not in out and "┃" not in out
