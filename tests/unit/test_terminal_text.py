@@ -124,6 +124,7 @@ def test_the_encode_handler_degrades_glyphs_and_escapes_the_rest() -> None:
 
 def test_safe_streams_turn_an_ascii_stream_into_one_that_never_fails(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(output, "_STATE", dict(output._STATE))
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="ascii", errors="strict")
     monkeypatch.setattr("sys.stdout", stream)
