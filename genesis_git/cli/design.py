@@ -114,7 +114,7 @@ def search(
 ) -> None:
     """Search the library: BM25 plus token, tag and profile boosts, with a score breakdown."""
     from genesis_git.app.facade import Genesis
-    from genesis_git.cli.output import echo, emit_json, stdout_is_tty, warn
+    from genesis_git.cli.output import echo, emit_json, warn
     from genesis_git.render.design import search_markdown, search_text
 
     result = Genesis().design.search(" ".join(query), top, strict=False)
@@ -124,11 +124,6 @@ def search(
         emit_json(result)
     elif markdown:
         echo(search_markdown(result).rstrip("\n"))
-    elif stdout_is_tty() and result["results"]:  # pragma: no cover - needs a terminal
-        from genesis_git.cli.output import console
-        from genesis_git.render.design import search_table
-
-        console().print(search_table(result))
     else:
         echo(search_text(result).rstrip("\n"))
 

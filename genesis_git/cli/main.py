@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -88,21 +89,26 @@ def _dash_hint(exc: Any, args: list[str]) -> None:
 
 def _record(line: str, detail: str) -> object:
     """Append a bug's traceback, with the versions and the command, to ``genesis.log``."""
+    from genesis_git.cli.output import printable
     from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry
     from genesis_git.kernel.logfile import append_log
 
-    return append_log(_log_files(), log_entry(sys.argv, None, detail, __version__),
+    return append_log(_log_files(), log_entry([printable(a) for a in sys.argv], None,
+                                              printable(detail), __version__),
                       rotate_at=LOG_ROTATE_BYTES)
 
 
 def _fail(exc: BaseException) -> typer.Exit:
     """The one error gate (:func:`genesis_git.kernel.errors.handle`): one line, the exit
     code."""
+    from genesis_git.cli.output import end_pager
     from genesis_git.kernel.errors import handle
+    from genesis_git.render.terminal import clean
 
     failure = handle(exc, record=_record, store=_store, debug=debug_enabled())
+    end_pager()
     kind = "internal error" if failure.internal else "error"
-    sys.stderr.write(f"genesis: {kind}: {failure.message}\n")
+    sys.stderr.write(f"genesis: {kind}: {clean(failure.message)}\n")
     return typer.Exit(failure.code)
 
 
@@ -121,17 +127,24 @@ class GenesisGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         args = [*getattr(ctx, "_protected_args", getattr(ctx, "protected_args", [])), *ctx.args]
+        from genesis_git.cli.output import detail, end_pager, paging
+
+        started = time.monotonic()
         try:
             return super().invoke(ctx)
         except GenesisError as exc:
             raise _fail(exc) from None
         except KeyboardInterrupt:
+            end_pager()
             sys.stderr.write("genesis: interrupted\n")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         except BrokenPipeError:
-            # the rest of the output has nowhere to go; say nothing, like git
+            # the rest of the output has nowhere to go; say nothing, like git (the user who
+            # leaves the pager early has seen what they wanted: that is no failure)
+            paged = paging()
             _silence_stdout()
-            raise typer.Exit(int(ExitCode.BROKEN_PIPE)) from None
+            end_pager()
+            raise typer.Exit(int(ExitCode.OK if paged else ExitCode.BROKEN_PIPE)) from None
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:
@@ -139,6 +152,9 @@ class GenesisGroup(TyperGroup):
                 _dash_hint(exc, args)
                 raise
             raise _fail(exc) from None
+        finally:
+            end_pager()
+            detail(f"{ctx.invoked_subcommand or 'genesis'} took {time.monotonic() - started:.2f} s")
 
 
 def _new_app() -> typer.Typer:
@@ -159,14 +175,41 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+# The commands whose output goes through a pager on a terminal (as git pages log and show).
+PAGED = frozenset({"search", "impact", "story", "session", "design", "doctor", "cache"})
+
+
 def main(
+    ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
     directory: Annotated[Path | None, typer.Option(
         "-C", "--directory", help="Run as if genesis was started in this directory.")] = None,
+    color: Annotated[str, typer.Option(
+        "--color", metavar="<when>",
+        help="Colour the output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR "
+             "forces it), always or never.")] = "auto",
+    quiet: Annotated[bool, typer.Option(
+        "-q", "--quiet", help="Print only results, warnings and errors: no notes, no "
+                              "progress.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "-v", "--verbose", help="Print more detail on stderr, such as timings.")] = False,
+    no_pager: Annotated[bool, typer.Option(
+        "--no-pager", help="Do not page long output (GENESIS_PAGER, else PAGER, else "
+                           "less -FRX; only on a terminal).")] = False,
 ) -> None:
     """genesis: story-aware retrieval inside your git repository."""
+    from genesis_git.cli.output import COLOR_CHOICES, configure
+
+    if color not in COLOR_CHOICES:
+        raise typer.BadParameter(f"{color!r} is not one of auto, always, never",
+                                 param_hint="'--color'")
+    if quiet and verbose:
+        raise typer.BadParameter("-q/--quiet and -v/--verbose cannot be used together",
+                                 param_hint="'-q'")
+    configure(color=color, quiet=quiet, verbose=verbose,
+              pager=not no_pager and ctx.invoked_subcommand in PAGED)
     _STATE["debug"] = debug
     if directory is not None:
         try:
@@ -322,7 +365,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_VALUE_OPTIONS = {"-C", "--directory"}
+_VALUE_OPTIONS = {"-C", "--directory", "--color"}
 
 
 def command_name(args: list[str]) -> str | None:
@@ -354,6 +397,10 @@ def run() -> None:
     for the dozens of commands here that is a third of the start-up time of a
     quick command, so only the command being run is built.
     """
+    from genesis_git.cli.output import safe_streams, utf8_args
+
+    safe_streams()
+    sys.argv[1:] = utf8_args(sys.argv[1:])
     try:
         build_app(command_name(sys.argv[1:]))(prog_name="genesis")
         code: Any = 0

@@ -49,7 +49,8 @@ def search_cmd(
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
     from genesis_git.app.facade import Genesis
-    from genesis_git.cli.output import emit_json, note, warn
+    from genesis_git.cli.output import detail, emit_json, note, warn
+    from genesis_git.render.search import stats_line
 
     with Genesis() as g:
         options = g.search.options(k=k, mode=mode, types=tuple(types or ()),
@@ -58,6 +59,7 @@ def search_cmd(
         result = g.search.run(query, options, refresh=not no_refresh, announce=note)
     for w in result.warnings:
         (note if w.startswith("no results") else warn)(w)
+    detail(stats_line(result))
     if json_out:
         from genesis_git.render.search import to_json
 
@@ -72,14 +74,15 @@ def search_cmd(
 
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:
-    """A table on a terminal, plain tab-separated lines in a pipe (:mod:`genesis_git.render.search`)."""
-    from genesis_git.cli.output import console, echo, stdout_is_tty
-    from genesis_git.render.search import plain_lines, table
+    """grep-like lines on a terminal (:mod:`genesis_git.render.terminal`), plain
+    tab-separated lines in a pipe (:mod:`genesis_git.render.search`)."""
+    from genesis_git.cli.output import echo, paint, stdout_is_tty, width
+    from genesis_git.render.search import plain_lines
+    from genesis_git.render.terminal import search_lines
 
-    if stdout_is_tty():
-        console().print(table(result, files, explain))
-        return
-    for line in plain_lines(result, files, explain):
+    lines = (search_lines(result, files, explain, width(), paint()) if stdout_is_tty()
+             else plain_lines(result, files, explain, paint()))
+    for line in lines:
         echo(line)
 
 

@@ -16,9 +16,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON objec
 
 def _progress_runner() -> tuple[Any, Any]:
     """A rich progress bar on stderr when stderr is a terminal; else nothing."""
-    from genesis_git.cli.output import stderr_is_tty
+    from genesis_git.cli.output import progress_enabled
 
-    if not stderr_is_tty():
+    if not progress_enabled():
         return None, None
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 

@@ -29,7 +29,7 @@ def list_(
         "--project", help="With --org: only stories that this project took part in.")] = None,
 ) -> None:
     """List the stories, most recently updated first."""
-    from genesis_git.cli.output import echo, emit_json, stdout_is_tty
+    from genesis_git.cli.output import echo, emit_json, paint, stdout_is_tty
     from genesis_git.kernel.errors import UsageError
 
     if project is not None and not org:
@@ -48,11 +48,12 @@ def list_(
         echo(render.list_empty(status))
         return
     if stdout_is_tty():
-        from genesis_git.cli.output import console
+        from genesis_git.render.terminal import story_rows
 
-        console().print(render.list_table(rows))
-        return
-    for line in render.list_lines(rows):  # piped: tab-separated, one header
+        lines = story_rows(rows, paint())
+    else:
+        lines = render.list_lines(rows, paint())  # piped: tab-separated, one header
+    for line in lines:
         echo(line)
 
 
@@ -69,11 +70,13 @@ def _org_list(status: str | None, project: str | None, json_out: bool) -> None:
         note(render.list_empty(res["mirror"], status, project))
         return
     if stdout_is_tty():
-        from genesis_git.cli.output import console
+        from genesis_git.cli.output import paint
+        from genesis_git.render.terminal import story_rows
 
-        console().print(render.list_table(rows))
-        return
-    for line in render.list_lines(rows):
+        lines = story_rows(rows, paint(), projects=True)
+    else:
+        lines = render.list_lines(rows)
+    for line in lines:
         echo(line)
 
 
@@ -169,7 +172,7 @@ def context(
     for line in ctx["notes"]:
         note(line)
     if markdown:
-        typer.echo(context_markdown(ctx), nl=False)
+        echo(context_markdown(ctx).rstrip("\n"))
     else:
         echo(context_text(ctx))
 
@@ -182,7 +185,7 @@ def _org_context(story_id: str, json_out: bool, markdown: bool) -> None:
     if json_out:
         emit_json(ctx)
     elif markdown:
-        typer.echo(org.context_markdown(ctx), nl=False)
+        echo(org.context_markdown(ctx).rstrip("\n"))
     else:
         echo(org.context_text(ctx, ctx["mirror"]))
 

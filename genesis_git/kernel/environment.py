@@ -80,12 +80,16 @@ ENV_DEBUG = Variable(
     "GENESIS_DEBUG", "switch", "",
     "set (and not `0`): print the traceback of an unexpected error, as `--debug` does",
     ("", "0"))
+ENV_PAGER = Variable(
+    "GENESIS_PAGER", "text", "",
+    "the pager for long output on a terminal, before `PAGER` and `less -FRX`; "
+    "empty or `cat` turns paging off (as `--no-pager` does)")
 ENV_TEST_PAUSE_AFTER_BATCH = Variable(
     "GENESIS_TEST_PAUSE_AFTER_BATCH", "path", "",
     "tests only: the indexer creates this file after its first batch and waits")
 
 ENV_VARIABLES = (ENV_HOME, ENV_BUSY_TIMEOUT_MS, ENV_HOOKS, ENV_HOOKS_INDEX, ENV_PREPUSH_TIMEOUT,
-                 ENV_DEBUG, ENV_TEST_PAUSE_AFTER_BATCH)
+                 ENV_DEBUG, ENV_PAGER, ENV_TEST_PAUSE_AFTER_BATCH)
 
 
 def setting_variable(section: str, key: str) -> str:

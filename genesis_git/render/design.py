@@ -7,16 +7,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.design.search import fmt6
+from genesis_git.render.terminal import flat
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from genesis_git.design.ingest import IngestReport
 
 
 def search_markdown(result: Mapping[str, Any]) -> str:
     """The Markdown table of a search (``query.mjs --markdown`` prints the same text)."""
-    lines = [f"# design search: {result['query']}", ""]
+    lines = [f"# design search: {flat(result['query'])}", ""]
     rows = result["results"]
     if not rows:
         lines.append("_no results_")
@@ -31,7 +30,7 @@ def search_markdown(result: Mapping[str, Any]) -> str:
                      fmt6(b["tokenBoost"]), fmt6(b["profileBoost"]), fmt6(b["weight"]),
                      r["title"], f"{src.get('kind', '')} · {src.get('ref', '')}",
                      src.get("license", "")]
-            lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ")
+            lines.append("| " + " | ".join(flat(str(c)).replace("|", "\\|")
                                             for c in cells) + " |")
     for w in result.get("warnings", []):
         lines.append("")
@@ -47,37 +46,23 @@ def search_text(result: Mapping[str, Any]) -> str:
     for n, r in enumerate(result["results"], start=1):
         b = r["breakdown"]
         lic = f" × license {fmt6(b['licenseFactor'])}" if b["licenseFactor"] != 1 else ""
-        out.append(f"{n}. {r['cardId']}  {fmt6(r['score'])}  {r['title']}\n"
+        out.append(f"{n}. {r['cardId']}  {fmt6(r['score'])}  {flat(r['title'])}\n"
                    f"   bm25 {fmt6(b['bm25'])} + token {fmt6(b['tokenBoost'])} + profile "
                    f"{fmt6(b['profileBoost'])} × weight {fmt6(b['weight'])}{lic}"
-                   f"  [{r['source'].get('license', '')}]\n")
+                   f"  [{flat(r['source'].get('license', ''))}]\n")
     return "".join(out)
 
 
-def search_table(result: Mapping[str, Any]) -> Table:
-    """The search as a table for a terminal."""
-    from rich.table import Table
-
-    table = Table(title=f"design search: {result['query']}")
-    for col in ("#", "card", "score", "bm25", "token", "profile", "weight", "title", "license"):
-        table.add_column(col)
-    for n, r in enumerate(result["results"], start=1):
-        b = r["breakdown"]
-        table.add_row(str(n), r["cardId"], fmt6(r["score"]), fmt6(b["bm25"]),
-                      fmt6(b["tokenBoost"]), fmt6(b["profileBoost"]), fmt6(b["weight"]),
-                      r["title"], str(r["source"].get("license", "")))
-    return table
-
-
 def ingest_warnings(report: IngestReport) -> list[str]:
-    return [*report.warnings, *(f"rejected {r['name']}: {r['reason']}" for r in report.rejected)]
+    return [*report.warnings,
+            *(f"rejected {flat(r['name'])}: {r['reason']}" for r in report.rejected)]
 
 
 def ingest_lines(report: IngestReport) -> list[str]:
     return [f"{report.source}: {len(report.added)} added, {len(report.updated)} updated, "
             f"{len(report.unchanged)} unchanged, {len(report.skipped)} skipped, "
             f"{len(report.rejected)} rejected",
-            *(f"  skipped {s['name']}: {s['reason']}" for s in report.skipped)]
+            *(f"  skipped {flat(s['name'])}: {s['reason']}" for s in report.skipped)]
 
 
 def init_lines(result: Mapping[str, Any]) -> list[str]:
@@ -89,7 +74,7 @@ def init_lines(result: Mapping[str, Any]) -> list[str]:
 def card_lines(cards: list[dict[str, Any]]) -> list[str]:
     if not cards:
         return ["no cards"]
-    return [f"{c['id']}  {c['kind']:<8} {c['weight']:<4} {c['title']}"
+    return [f"{c['id']}  {c['kind']:<8} {c['weight']:<4} {flat(c['title'])}"
             + ("" if c["status"] == "active" else f" [{c['status']}]") for c in cards]
 
 
@@ -128,7 +113,7 @@ def status_lines(result: Mapping[str, Any]) -> list[str]:
             state = f"STALLED ({r['ageMinutes']} min)"
         else:
             state = "pending"
-        out.append(f"  #{r['id']}  {state}  {r['title']}")
+        out.append(f"  #{r['id']}  {state}  {flat(r['title'])}")
     return out
 
 

@@ -20,10 +20,11 @@ def _where(item: dict[str, Any]) -> str:
 
 def text_lines(result: dict[str, Any]) -> list[str]:
     """The ranked files, then every impact with its detail and evidence lines."""
+    from genesis_git.render.terminal import clean
     from genesis_git.text.quoting import escape_controls as esc
     from genesis_git.text.quoting import quote_path
 
-    out = [f"impact of: {result['requirement'].strip()}  [{result['mode']}]", "", "files:"]
+    out = [f"impact of: {clean(result['requirement']).strip()}  [{result['mode']}]", "", "files:"]
     for i, f in enumerate(result["files"], 1):
         out.append(f"{i:>3}. {quote_path(f['path'])}  {f['score']:.3f}  ({_reasons(f)})")
     out += ["", "impacts:"]
@@ -37,10 +38,11 @@ def text_lines(result: dict[str, Any]) -> list[str]:
 
 def markdown_lines(result: dict[str, Any]) -> list[str]:
     """A table of the ranked files, then the impacts as a list with their evidence."""
+    from genesis_git.render.terminal import clean
     from genesis_git.text.quoting import escape_controls as esc
     from genesis_git.text.quoting import quote_path
 
-    out = [f"# Impact: {result['requirement'].strip()}", "", f"Mode: {result['mode']}", "",
+    out = [f"# Impact: {clean(result['requirement']).strip()}", "", f"Mode: {result['mode']}", "",
            "| # | file | score | reasons |", "|---|---|---|---|"]
     for i, f in enumerate(result["files"], 1):
         out.append(f"| {i} | `{quote_path(f['path'])}` | {f['score']:.3f} | {_reasons(f)} |")

@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 
-def json_text(obj: Any) -> str:
-    """Stable JSON: keys in schema order (not sorted), UTF-8 kept, two-space indents."""
-    return json.dumps(obj, ensure_ascii=False, indent=2, default=str)
+def json_text(obj: Any, ascii_only: bool = False) -> str:
+    """Stable JSON: keys in schema order (not sorted), UTF-8 kept (``\\uXXXX`` escapes with
+    ``ascii_only``), two-space indents."""
+    return json.dumps(obj, ensure_ascii=ascii_only, indent=2, default=str)
 
 
 def one_line(text: str) -> str:

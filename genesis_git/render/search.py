@@ -20,13 +20,11 @@ without "path"]}``.  Scores are rounded to 6 decimals; keys never disappear
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from genesis_git.render.terminal import Paint, clean, flat, highlight, no_paint
 from genesis_git.search.files import group_by_file
 from genesis_git.search.results import SearchResult
-
-if TYPE_CHECKING:
-    from rich.table import Table
 
 SCHEMA_VERSION = 1
 
@@ -75,13 +73,15 @@ def fence(text: str) -> str:
 
 def _block(path: str, text: str) -> list[str]:
     f = fence(text)
-    return [f + language(path), text.rstrip("\n"), f]
+    return [f + language(path), clean(text).rstrip("\n"), f]
 
 
 def to_markdown(result: SearchResult, files: bool = False) -> str:
     """A context block to paste into an LLM prompt: paths, line ranges, fenced text."""
+    from genesis_git.text.quoting import quote_path
+
     n_files = len({h.path for h in result.hits})
-    lines = [f"# Context for: {result.query.strip()}", "",
+    lines = [f"# Context for: {flat(result.query)}", "",
              f"{len(result.hits)} excerpts from {n_files} files of the working tree, "
              f"best first ({result.mode} search).", ""]
     if not result.hits:
@@ -89,23 +89,25 @@ def to_markdown(result: SearchResult, files: bool = False) -> str:
         return "\n".join(lines) + "\n"
     if files:
         for fh in group_by_file(result.hits):
-            lines += [f"## {fh.path} ({fh.artifact_type})", ""]
+            lines += [f"## {quote_path(fh.path)} ({fh.artifact_type})", ""]
             for h in fh.chunks:
                 title = f"### lines {h.start_line}-{h.end_line}"
                 if h.section or h.symbol:
-                    title += f": {h.section or h.symbol}"
+                    title += f": {flat(h.section or h.symbol)}"
                 lines += [title, "", *_block(h.path, h.text), ""]
     else:
         for h in result.hits:
-            title = f"## {h.location}"
+            title = f"## {quote_path(h.path)}:{h.start_line}-{h.end_line}"
             if h.section or h.symbol:
-                title += f": {h.section or h.symbol}"
+                title += f": {flat(h.section or h.symbol)}"
             lines += [title + f" ({h.artifact_type})", "", *_block(h.path, h.text), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def plain_lines(result: SearchResult, files: bool = False, explain: bool = False) -> list[str]:
-    """One tab-separated line per result (per file with ``files``), for a pipe."""
+def plain_lines(result: SearchResult, files: bool = False, explain: bool = False,
+                paint: Paint = no_paint) -> list[str]:
+    """One tab-separated line per result (per file with ``files``), for a pipe; ``paint``
+    colours the path, the lines and the matched terms (``--color always``)."""
     from genesis_git.search.explain import explain_lines, snippet
     from genesis_git.text.quoting import quote_path
 
@@ -114,65 +116,31 @@ def plain_lines(result: SearchResult, files: bool = False, explain: bool = False
     if files:
         for fh in group_by_file(result.hits):
             ranges = ", ".join(f"{h.start_line}-{h.end_line}" for h in fh.chunks)
-            out.append(f"{quote_path(fh.path)}\t{fh.score:.6f}\t{fh.artifact_type}\tlines {ranges}")
+            out.append(f"{paint(quote_path(fh.path), 'path')}\t{fh.score:.6f}\t{fh.artifact_type}\tlines {ranges}")
             if explain:
                 best = fh.chunks[0]
                 out.append(f"    matched: {', '.join(best.matched_terms) or '-'}")
                 out += [f"    {line}" for line in explain_lines(best.breakdown, rrf_k, result.mode)]
         return out
     for h in result.hits:
-        out.append(f"{quote_path(h.path)}:{h.start_line}-{h.end_line}\t{h.score:.6f}\t"
-                   f"{h.artifact_type}\t{h.section or h.symbol or '-'}\t"
-                   f"{snippet(h.text, h.matched_terms, 120)}")
+        text = flat(snippet(clean(h.text), h.matched_terms, 120))
+        out.append(f"{paint(quote_path(h.path), 'path')}:"
+                   f"{paint(f'{h.start_line}-{h.end_line}', 'line')}\t{h.score:.6f}\t"
+                   f"{h.artifact_type}\t{flat(h.section or h.symbol) or '-'}\t"
+                   f"{highlight(text, h.matched_terms, paint)}")
         if explain:
             out.append(f"    matched: {', '.join(h.matched_terms) or '-'}")
             out += [f"    {line}" for line in explain_lines(h.breakdown, rrf_k, result.mode)]
     return out
 
 
-def _highlighted(text: str, terms: list[str]) -> Any:
-    from rich.text import Text
-
-    from genesis_git.search.explain import highlight_spans
-
-    out = Text(text)
-    for start, end in highlight_spans(text, terms):
-        out.stylize("bold yellow", start, end)
-    return out
-
-
-def table(result: SearchResult, files: bool = False, explain: bool = False) -> Table:
-    """A rich table for a terminal, the matched terms highlighted in the snippets."""
-    from rich.table import Table
-
-    from genesis_git.search.explain import explain_lines, snippet
-
-    rrf_k = int(result.stats.get("rrf_k", 60))
-    out = Table(title=f"{result.query.strip()}  ({result.mode})", title_justify="left",
-                show_lines=explain)
-    out.add_column("location" if not files else "file", overflow="fold")
-    out.add_column("section", overflow="fold", max_width=30)
-    out.add_column("type")
-    out.add_column("score", justify="right")
-    out.add_column("snippet", overflow="fold", ratio=1)
-    if explain:
-        out.add_column("why", overflow="fold")
-    hits = [fh.chunks[0] for fh in group_by_file(result.hits)] if files else result.hits
-    groups = {fh.path: fh for fh in group_by_file(result.hits)} if files else {}
-    for h in hits:
-        where = h.location
-        if files:
-            where = f"{h.path}\n" + ", ".join(f"{c.start_line}-{c.end_line}"
-                                              for c in groups[h.path].chunks)
-        cells: list[Any] = [where, h.section or h.symbol or "", h.artifact_type,
-                            f"{h.score:.4f}", _highlighted(snippet(h.text, h.matched_terms),
-                                                           h.matched_terms)]
-        if explain:
-            why = [f"matched: {', '.join(h.matched_terms) or '-'}",
-                   *explain_lines(h.breakdown, rrf_k, result.mode)]
-            cells.append("\n".join(why))
-        out.add_row(*cells)
-    return out
+def stats_line(result: SearchResult) -> str:
+    """What was searched (``-v``): files, chunks, candidates per list, the query's terms."""
+    st = result.stats
+    cands = ", ".join(f"{k} {v}" for k, v in (st.get("candidates") or {}).items()) or "none"
+    terms = ", ".join(flat(t.term) for t in result.terms) or "-"
+    return (f"searched {st.get('files', 0)} files ({st.get('rows', 0)} chunks) in {result.mode} "
+            f"mode; candidates: {cands}; terms: {terms}")
 
 
 def summary(data: dict[str, Any]) -> str:
@@ -180,15 +148,15 @@ def summary(data: dict[str, Any]) -> str:
     from genesis_git.render.lines import with_warnings
     from genesis_git.text.quoting import quoted
 
-    head = f"{len(data['results'])} results for {quoted(data['query'])} ({data['mode']})"
+    head = f"{len(data['results'])} results for {quoted(flat(data['query']))} ({data['mode']})"
     lines = [head]
     for r in data["results"]:
         if data["level"] == "file":
             ranges = ", ".join(f"{c['start_line']}-{c['end_line']}" for c in r["chunks"])
             lines.append(f"{r['path']}  {r['score']:.4f}  {r['type']}  lines {ranges}")
         else:
-            where = r["section"] or r["symbol"] or ""
-            first = " ".join(r["text"].split())[:100]
+            where = flat(r["section"] or r["symbol"])
+            first = flat(r["text"])[:100]
             lines.append(f"{r['path']}:{r['start_line']}-{r['end_line']}  {r['score']:.4f}  "
                          f"{r['type']}  {where}  | {first}")
     return "\n".join(with_warnings(lines, data["warnings"]))

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from genesis_git.render.terminal import flat
+from genesis_git.text.quoting import quote_path
+
 
 def report_lines(report: dict[str, Any], verb: str) -> list[str]:
     """A start or refresh: counts, time, then the skipped files by reason (three of each)."""
@@ -14,20 +17,20 @@ def report_lines(report: dict[str, Any], verb: str) -> list[str]:
            f"{report['misses']} misses, {report['chunks']} new chunks, {n_skipped} skipped "
            f"in {report['seconds']:.2f}s"]
     for reason, paths in skipped.items():
-        shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
+        shown = ", ".join(quote_path(p) for p in paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
         out.append(f"  skipped ({reason}): {shown}")
     return out
 
 
 def summary_lines(s: dict[str, Any]) -> list[str]:
     """One session: worktree, branch, times, document, files and notes."""
-    out = [f"session {s['id']} ({s['status']})" + (f" {s['name']!r}" if s["name"] else ""),
+    out = [f"session {s['id']} ({s['status']})" + (f" {flat(s['name'])!r}" if s["name"] else ""),
            f"  worktree:  {s['worktree']}",
            f"  branch:    {s['branch'] or '(detached)'} at {(s['head'] or '(no commits)')[:12]}",
            f"  started:   {s['started_at']}" + (f", ended {s['ended_at']}" if s["ended_at"]
                                                  else "")]
     if s["source_doc"]:
-        out.append(f"  document:  {s['source_doc']}")
+        out.append(f"  document:  {quote_path(s['source_doc'])}")
     if s["status"] == "active":
         types = ", ".join(f"{k} {v}" for k, v in s["types"].items())
         out += [f"  files:     {s['files']} ({s['dirty_files']} uncommitted), "
@@ -43,7 +46,7 @@ def list_lines(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return ["no sessions"]
     return [f"{s['id']}  {s['status']:<6}  {s['started_at'][:19]}  {s['files']:>6} files  "
-            f"{s['name'] or ''}" for s in rows]
+            f"{flat(s['name'])}" for s in rows]
 
 
 def ended_lines(sid: str, pending: int) -> list[str]:
@@ -56,7 +59,8 @@ def ended_lines(sid: str, pending: int) -> list[str]:
 
 
 def _where(item: dict[str, Any]) -> str:
-    return (f" ({item['path']}" + (f" § {item['section']}" if item["section"] else "") + ")"
+    return (f" ({quote_path(item['path'])}"
+            + (f" § {flat(item['section'])}" if item["section"] else "") + ")"
             if item["path"] else "")
 
 
@@ -68,7 +72,7 @@ def noted(item: dict[str, Any], private: bool = False) -> str:
 
 def noted_short(item: dict[str, Any]) -> str:
     """The MCP tool's confirmation of a note."""
-    where = f" ({item['path']})" if item["path"] else ""
+    where = f" ({quote_path(item['path'])})" if item["path"] else ""
     return (f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
             "a commit with a story id binds it")
 
@@ -80,14 +84,14 @@ def artifacts_lines(res: dict[str, Any]) -> list[str]:
         how = ("by hand" if a["by_hand"]
                else f"at {a['bound_commit'][:10]}") if a["bound_commit"] else ""
         bound = f"bound to {', '.join(a['stories'])} {how}" if a["bound_commit"] else "unbound"
-        out.append(f"  #{a['id']} [{a['role']}] {a['summary']}{_where(a)} — {bound}")
+        out.append(f"  #{a['id']} [{a['role']}] {flat(a['summary'])}{_where(a)} — {bound}")
     return out
 
 
 def retracted(item: dict[str, Any]) -> str:
     where = f"it left {', '.join(item['stories'])}" if item["stories"] else "it was pending"
     private = "; private, so the retraction stays here" if item["private"] else ""
-    return f"retracted #{item['id']} [{item['role']}] {item['summary']} — {where}{private}"
+    return f"retracted #{item['id']} [{item['role']}] {flat(item['summary'])} — {where}{private}"
 
 
 def status_short(s: dict[str, Any] | None) -> str:
@@ -96,10 +100,10 @@ def status_short(s: dict[str, Any] | None) -> str:
         return "no active session (session_start starts one; search and impact start one too)"
     types = ", ".join(f"{k} {v}" for k, v in s["types"].items()) or "-"
     return "\n".join([
-        f"session {s['id']} ({s['status']})" + (f" {s['name']!r}" if s["name"] else ""),
+        f"session {s['id']} ({s['status']})" + (f" {flat(s['name'])!r}" if s["name"] else ""),
         f"worktree: {s['worktree']}  branch: {s['branch'] or '(detached)'}",
         f"files: {s['files']} ({s['dirty_files']} uncommitted), {s['chunks']} chunks; {types}",
-        f"document: {s['source_doc'] or '-'}",
+        f"document: {quote_path(s['source_doc']) if s['source_doc'] else '-'}",
         f"notes: {s['artifacts']} ({s['unbound_artifacts']} not yet bound to a story)"])
 
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from genesis_git.render.terminal import Paint, clean, flat, no_paint
 from genesis_git.text.quoting import quote_path
-
-if TYPE_CHECKING:
-    from rich.table import Table
 
 
 def list_empty(status: str | None) -> str:
@@ -18,22 +16,11 @@ def list_empty(status: str | None) -> str:
             " (commit with a story id in the subject, or run `genesis story rebuild`)")
 
 
-def list_lines(rows: list[dict[str, Any]]) -> list[str]:
+def list_lines(rows: list[dict[str, Any]], paint: Paint = no_paint) -> list[str]:
     """The stories for a pipe: tab-separated, one header line."""
     return ["story\tstatus\tcommits\tnotes\tupdated\ttitle",
-            *(f"{r['story_id']}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
-              f"{r['updated_at']}\t{r['title'] or ''}" for r in rows)]
-
-
-def list_table(rows: list[dict[str, Any]]) -> Table:
-    """The stories as a table for a terminal."""
-    from rich.table import Table
-
-    table = Table("story", "status", "commits", "notes", "updated", "title")
-    for r in rows:
-        table.add_row(r["story_id"], r["status"], str(r["commits"]), str(r["artifacts"]),
-                      r["updated_at"][:16], r["title"] or "")
-    return table
+            *(f"{paint(r['story_id'], 'id')}\t{r['status']}\t{r['commits']}\t{r['artifacts']}\t"
+              f"{r['updated_at']}\t{flat(r['title'])}" for r in rows)]
 
 
 def list_short(data: dict[str, Any]) -> str:
@@ -42,33 +29,38 @@ def list_short(data: dict[str, Any]) -> str:
     if not rows:
         return "no stories yet (a commit whose message names a story id creates one)"
     return "\n".join(f"{r['story_id']}  {r['status']}  {r['commits']} commits  "
-                     f"{r['artifacts']} notes  {r['updated_at'][:16]}  {r['title'] or ''}"
+                     f"{r['artifacts']} notes  {r['updated_at'][:16]}  {flat(r['title'])}"
                      for r in rows)
 
 
 def show_lines(rec: dict[str, Any]) -> list[str]:
     """A story's record, its counts and its links."""
     arts = ", ".join(f"{k} {v}" for k, v in rec["artifacts"].items()) or "none"
-    return [f"{rec['story_id']}: {rec['title'] or '(no title)'}",
+    return [f"{rec['story_id']}: {flat(rec['title']) or '(no title)'}",
             f"status:   {rec['status']}",
             f"baseline: {rec['baseline_commit_sha'] or '-'}",
-            f"created:  {rec['created_at']}  {rec['created_by'] or ''}".rstrip(),
+            f"created:  {rec['created_at']}  {flat(rec['created_by'])}".rstrip(),
             f"updated:  {rec['updated_at']}",
             f"commits:  {rec['commits']}   files touched: {rec['files_touched']}",
             f"artifacts: {arts}",
-            *(f"link:     {lk['type']}: {lk['target']}" +
-              (f"  {lk['description']}" if lk["description"] else "") for lk in rec["links"])]
+            *(f"link:     {_link(lk)}" for lk in rec["links"])]
+
+
+def _link(lk: dict[str, Any], sep: str = "  ") -> str:
+    """A link on one line: its type, target and description (as data)."""
+    return (f"{lk['type']}: {flat(lk['target'])}"
+            + (f"{sep}{flat(lk['description'])}" if lk["description"] else ""))
 
 
 def set_line(rec: dict[str, Any], created: bool) -> str:
     return (f"{'created' if created else 'updated'} {rec['story_id']}: {rec['status']}, "
-            f"{rec['title'] or '(no title)'}")
+            f"{flat(rec['title']) or '(no title)'}")
 
 
 def link_line(story_id: str, res: dict[str, Any]) -> str:
     verb = "linked" if res["added"] else "already linked"
     extra = f" ({res['files']} changed files)" if res["type"] == "commit" and res["added"] else ""
-    return f"{verb}: {story_id} -> {res['type']} {res['target']}{extra}"
+    return f"{verb}: {story_id} -> {res['type']} {flat(res['target'])}{extra}"
 
 
 def bind_line(story_id: str, res: dict[str, Any]) -> str:
@@ -111,14 +103,15 @@ def _gone(c: dict[str, Any]) -> str:
 
 
 def artifact_body(a: dict[str, Any]) -> str:
-    """An artifact on one line: its summary and where it is (path quoted as git does)."""
+    """An artifact: its summary (a note of several lines keeps them) and where it is (the
+    path quoted as git does, the section as data)."""
     where = quote_path(a["path"]) if a["path"] else ""
     if a["section"]:
-        where += f" § {a['section']}"
-    text = (a["summary"] or "").replace("\n", " ")
+        where += f" § {flat(a['section'])}"
+    text = "\n".join(line.rstrip() for line in clean(a["summary"]).strip("\n").splitlines())
     if where and text:
         return f"{text} ({where})"
-    return text or where or (a["doc_id"] or "")
+    return text or where or flat(a["doc_id"])
 
 
 def artifact_lines(artifacts: dict[str, list[dict[str, Any]]],
@@ -127,7 +120,7 @@ def artifact_lines(artifacts: dict[str, list[dict[str, Any]]],
     out: list[str] = []
     for role, items in artifacts.items():
         out.append(f"  {role}:")
-        out += [f"    - {line(a)}" for a in items]
+        out += [f"    - {_indent(line(a), '      ')}" for a in items]
     return out or ["  (none)"]
 
 
@@ -137,8 +130,14 @@ def artifact_sections(artifacts: dict[str, list[dict[str, Any]]],
     out: list[str] = []
     for role, items in artifacts.items():
         if role != "requirement":
-            out += ["", f"## {role.replace('_', ' ').capitalize()}", *(f"- {line(a)}" for a in items)]
+            out += ["", f"## {role.replace('_', ' ').capitalize()}",
+                    *(f"- {_indent(line(a), '  ')}" for a in items)]
     return out
+
+
+def _indent(text: str, pad: str) -> str:
+    """The lines after the first of ``text`` indented by ``pad`` (a list item's own lines)."""
+    return text.replace("\n", "\n" + pad)
 
 
 def _artifact_line(a: dict[str, Any]) -> str:
@@ -154,7 +153,7 @@ def _artifact_line(a: dict[str, Any]) -> str:
 
 def _who(created_by: str | None) -> str:
     """``Name <email>`` shown as the name (the e-mail when there is no name)."""
-    text = (created_by or "").strip()
+    text = flat(created_by)
     if "<" in text:
         name = text.split("<", 1)[0].strip()
         return name or text.split("<", 1)[1].rstrip(">").strip()
@@ -164,21 +163,21 @@ def _who(created_by: str | None) -> str:
 def context_text(ctx: dict[str, Any]) -> str:
     """A story's context as plain text: record, commits, net files, artifacts, links, code."""
     s = ctx["story"]
-    lines = [f"{s['story_id']}: {s['title'] or '(no title)'}",
+    lines = [f"{s['story_id']}: {flat(s['title']) or '(no title)'}",
              f"status: {s['status']}   baseline: {(s['baseline_commit_sha'] or '-')[:10]}   "
              f"updated: {s['updated_at']}", ""]
     lines.append(f"commits ({len(ctx['commits'])}):")
-    lines += [f"  {c['short']}  {(c['date'] or '')[:10]}  {c['author']}  {c['subject']}{_gone(c)}"
+    lines += [f"  {c['short']}  {(c['date'] or '')[:10]}  {flat(c['author'])}  "
+              f"{flat(c['subject'])}{_gone(c)}"
               for c in ctx["commits"]] or ["  (none)"]
     lines += ["", f"files ({len(ctx['files'])}, net):"]
     lines += [f"  {f['change']:<8} {quote_path(f['path'])}" for f in ctx["files"]] or ["  (none)"]
     lines += ["", "artifacts:", *artifact_lines(ctx["artifacts"], _artifact_line)]
     lines += ["", "links:"]
-    lines += [f"  {lk['type']}: {lk['target']}" + (f"  {lk['description']}" if lk["description"]
-                                                    else "") for lk in ctx["links"]] or ["  (none)"]
+    lines += [f"  {_link(lk)}" for lk in ctx["links"]] or ["  (none)"]
     if "code" in ctx:
         lines += ["", f"relevant code ({len(ctx['code'])}):"]
-        lines += [f"  {h['path']}:{h['start_line']}-{h['end_line']}  {h['score']}"
+        lines += [f"  {quote_path(h['path'])}:{h['start_line']}-{h['end_line']}  {h['score']}"
                   for h in ctx["code"]] or ["  (none)"]
     return "\n".join(lines)
 
@@ -194,27 +193,27 @@ def _longest_backticks(text: str) -> int:
 def context_markdown(ctx: dict[str, Any]) -> str:
     """The context as Markdown, made to be given to an LLM."""
     s = ctx["story"]
-    out = [f"# {s['story_id']}: {s['title'] or '(no title)'}", "",
+    out = [f"# {s['story_id']}: {flat(s['title']) or '(no title)'}", "",
            f"- status: {s['status']}",
            f"- baseline commit: {s['baseline_commit_sha'] or '-'}",
            f"- updated: {s['updated_at']}", ""]
     reqs = ctx["artifacts"].get("requirement", [])
     out.append("## Requirement")
-    out += [f"- {_artifact_line(a)}" for a in reqs] or ["- (none recorded)"]
+    out += [f"- {_indent(_artifact_line(a), '  ')}" for a in reqs] or ["- (none recorded)"]
     out += ["", f"## Commits ({len(ctx['commits'])})"]
-    out += [f"- `{c['short']}` {(c['date'] or '')[:10]} {c['author']}: {c['subject']}{_gone(c)}"
+    out += [f"- `{c['short']}` {(c['date'] or '')[:10]} {flat(c['author'])}: "
+            f"{flat(c['subject'])}{_gone(c)}"
             for c in ctx["commits"]] or ["- (none)"]
     out += ["", f"## Changed files (net, {len(ctx['files'])})"]
     out += [f"- {f['change']}: `{quote_path(f['path'])}`" for f in ctx["files"]] or ["- (none)"]
     out += artifact_sections(ctx["artifacts"], _artifact_line)
     out += ["", "## Links"]
-    out += [f"- {lk['type']}: {lk['target']}" + (f" — {lk['description']}" if lk["description"]
-                                                   else "") for lk in ctx["links"]] or ["- (none)"]
+    out += [f"- {_link(lk, ' — ')}" for lk in ctx["links"]] or ["- (none)"]
     if "code" in ctx:
         out += ["", f"## Relevant code ({len(ctx['code'])})"]
         for h in ctx["code"]:
             lang = Path(h["path"]).suffix.lstrip(".")
             fence = "`" * max(3, _longest_backticks(h["text"]) + 1)
-            out += ["", f"### `{h['path']}` lines {h['start_line']}-{h['end_line']}", "",
-                    f"{fence}{lang}", h["text"].rstrip(), fence]
+            out += ["", f"### `{quote_path(h['path'])}` lines {h['start_line']}-{h['end_line']}",
+                    "", f"{fence}{lang}", clean(h["text"]).rstrip(), fence]
     return "\n".join(out) + "\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -345,7 +346,10 @@ def test_list_as_a_table_on_a_terminal_and_json_outputs(story_repo: dict[str, An
 
     monkeypatch.setattr(output, "stdout_is_tty", lambda: True)
     out = _ok("story", "list")
-    assert "┃ story" in out and "STORY-12" in out and "add a discount code" in out
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    rows = {line.split("  ", 1)[0]: line for line in plain.splitlines()}
+    assert sorted(rows) == ["STORY-12", "STORY-13"]
+    assert rows["STORY-12"].endswith("  add a discount code")
     monkeypatch.setattr(output, "stdout_is_tty", lambda: False)
     data = json.loads(_ok("story", "set", "STORY-12", "--title", "Discount codes", "--json"))
     assert (data["created"], data["story"]["title"]) == (False, "Discount codes")
