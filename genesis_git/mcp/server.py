@@ -1,7 +1,7 @@
 """``genesis mcp``: genesis's tools for coding agents, over the Model Context Protocol on stdio.
 
 Built on the official Python SDK (``mcp`` 2.x, :class:`mcp.server.mcpserver.MCPServer`),
-an optional extra: ``pip install 'genesis-git[mcp]'``.  Every tool calls the
+an optional extra (``mcp``; see :mod:`genesis_git.kernel.extras`).  Every tool calls the
 same core functions as the command line, through :class:`genesis_git.app.facade.Genesis`,
 and returns the JSON that the command's ``--json`` prints as structured
 content, with a short text rendering beside it.
