@@ -21,7 +21,8 @@ def init_lines(result: dict[str, Any]) -> list[str]:
         shown = ", ".join(f"{p['prefix']} ({p['commits']})" for p in found)
         names = ", ".join(f'"{p["prefix"]}"' for p in found)
         out.append(f"story ids in git log: {shown}; to bind only these, set "
-                   f"story.prefixes = [{names}] in {result['config']}{table}")
+                   f"story.prefixes = [{names}] in {result['config']}"
+                   + (f" [{result['config_table']}.story]" if table else ""))
     if result["share"]:
         out.append("ledger: shared through the git remote"
                    + (f" (set now: commit {PurePath(result['config']).name})"
