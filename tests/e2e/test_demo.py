@@ -21,7 +21,7 @@ from packaging.utils import canonicalize_name
 
 from genesis_git import __version__
 
-from helpers import ROOT, read_pty
+from helpers import ROOT, make_repo, read_pty
 
 
 def _run(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -102,6 +102,21 @@ def test_demo_runs_with_the_runtime_alone_and_no_node(tmp_path: Path) -> None:
     assert Path(where).is_relative_to(venv), where
     assert extras == "", f"the demo's venv holds more than the runtime: {extras}"
     assert shutil.which("node", path=env["PATH"]) is None
+
+    # without the extras, genesis names the command that adds one to this very install
+    wheel = tmp_path / "dist" / f"genesis_git-{__version__}-py3-none-any.whl"
+    plain = make_repo(tmp_path / "plain", {"a.txt": "a\n"})
+    for args, extra, what in ((["mcp"], "mcp", "genesis mcp needs the MCP SDK"),
+                              (["ledger", "mirror", "--url", "postgresql://u@127.0.0.1/x"],
+                               "postgres", "the PostgreSQL mirror needs psycopg 3")):
+        missing = subprocess.run([venv / "bin" / "genesis", *args], cwd=plain, env=env,
+                                 capture_output=True, text=True, timeout=60,
+                                 stdin=subprocess.DEVNULL)
+        assert missing.returncode == 3, missing.stderr
+        assert missing.stderr.strip().splitlines() == [
+            f"genesis: error: {what}, an optional extra (install it with: {python} -m pip "
+            f"install '{wheel}[{extra}]'; once genesis-git is published: "
+            f"pip install 'genesis-git[{extra}]')"]
 
     proc = subprocess.run([python, str(ROOT / "examples" / "demo.py")], env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
