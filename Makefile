@@ -9,6 +9,16 @@ STAMP  := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# The tour needs the runtime alone: its own small venv with genesis and its five
+# dependencies, without the dev tools, the extras or a PostgreSQL server.
+DEMO_VENV  ?= .venv-demo
+DEMO_STAMP := $(DEMO_VENV)/.installed
+
+$(DEMO_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e .
+	touch $(DEMO_STAMP)
+
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,postgres,mcp]'
@@ -29,8 +39,8 @@ test: lint typecheck site
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow"
 
-demo: $(STAMP)
-	$(BIN)/python examples/demo.py
+demo: $(DEMO_STAMP)
+	$(DEMO_VENV)/bin/python examples/demo.py
 
 docs: $(STAMP)
 	$(BIN)/python -m genesis_git.cli.docs > docs/reference/cli.md
@@ -47,4 +57,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/index_bench.py
 
 clean:
-	rm -rf $(VENV) build dist site .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*
+	rm -rf $(VENV) $(DEMO_VENV) build dist site .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*

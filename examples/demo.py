@@ -1,12 +1,16 @@
 """`make demo`: the main job of genesis on a temporary copy of examples/shop.
 
-Each step prints a short narrated heading, the command, and its output.  The
-temporary repository is left in place and its path printed at the end.
+Each step prints a short narrated heading and the command; the command then writes to
+the terminal itself, so what appears is what a user of genesis sees (tables and colour on
+a terminal, plain text in a pipe).  It needs only genesis and git: the one step that needs
+Node is skipped with a line when node is missing.  The temporary repository is left in
+place and its path printed at the end.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -15,52 +19,60 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 GENESIS = str(Path(sys.executable).parent / "genesis")
+TTY = sys.stdout.isatty()
 STEP = 0
 
 
 def heading(text: str) -> None:
     global STEP
     STEP += 1
-    print(f"\n\033[1m== {STEP}. {text}\033[0m" if sys.stdout.isatty() else f"\n== {STEP}. {text}")
+    print(f"\n\033[1m== {STEP}. {text}\033[0m" if TTY else f"\n== {STEP}. {text}")
 
 
-def run(args: list[str], cwd: Path, expect: int = 0, show: bool = True) -> str:
-    shown = " ".join(a if " " not in a else f'"{a}"' for a in args)
-    if show:
-        print(f"$ {shown}", flush=True)
-    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
-    out = proc.stdout + proc.stderr
-    if show and out.strip():
-        print(out.rstrip(), flush=True)
+def say(text: str) -> None:
+    """A line of narration, set apart from what the commands print."""
+    print(f"\033[2m# {text}\033[0m" if TTY else f"# {text}")
+
+
+def run(args: list[str], cwd: Path, expect: int = 0, *, shown: str | None = None,
+        quiet: bool = False) -> None:
+    """Run ``args`` as a user would type ``shown``; its output goes straight to the terminal
+    (``quiet``: set-up steps whose output is shown only when they fail)."""
+    shown = shown or shlex.join(args)
+    if not quiet:
+        print(f"$ {shown}")
+    sys.stdout.flush()
+    proc = subprocess.run(args, cwd=cwd, capture_output=quiet, text=True)
     if proc.returncode != expect:
+        if quiet:
+            print((proc.stdout + proc.stderr).rstrip())
         sys.exit(f"demo: `{shown}` exited {proc.returncode}, expected {expect}")
-    return out
 
 
-def genesis(*args: str, cwd: Path, expect: int = 0) -> str:
-    out = run([GENESIS, *args], cwd, expect, show=False)
-    print(f"$ genesis {' '.join(a if ' ' not in a else repr(a) for a in args)}")
-    if out.strip():
-        print(out.rstrip(), flush=True)
-    return out
+def genesis(*args: str, cwd: Path, expect: int = 0) -> None:
+    run([GENESIS, *args], cwd, expect, shown=shlex.join(["genesis", *args]))
 
 
 def main() -> None:
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     os.environ.pop("GENESIS_HOME", None)  # the store lives in the demo repository's .git
     work = Path(tempfile.mkdtemp(prefix="genesis-demo-"))
     repo = work / "shop"
     shutil.copytree(HERE / "shop", repo)
     git = ["git", "-c", "init.defaultBranch=main"]
-    run([*git, "init", "-q"], repo, show=False)
-    run(["git", "config", "user.name", "Demo Analyst"], repo, show=False)
-    run(["git", "config", "user.email", "analyst@example.com"], repo, show=False)
-    run(["git", "add", "-A"], repo, show=False)
-    run(["git", "commit", "-q", "-m", "Import the shop example"], repo, show=False)
+    run([*git, "init", "-q"], repo, quiet=True)
+    run(["git", "config", "user.name", "Demo Analyst"], repo, quiet=True)
+    run(["git", "config", "user.email", "analyst@example.com"], repo, quiet=True)
+    run(["git", "add", "-A"], repo, quiet=True)
+    run(["git", "commit", "-q", "-m", "Import the shop example"], repo, quiet=True)
     print(f"demo repository: {repo}")
 
     heading("Set up: the store, a commented config, and the git hooks")
+    say("the store goes inside .git; the settings go into pyproject.toml's [tool.genesis]")
     genesis("init", cwd=repo)
     genesis("hooks", "install", cwd=repo)
+    say("settings are a team decision: commit them")
+    run(["git", "commit", "-q", "-m", "Add the genesis settings", "pyproject.toml"], repo)
 
     heading("Start a session from the analyst's requirement document (no story id yet)")
     genesis("session", "start", "--doc", "docs/req/订单需求说明.md", cwd=repo)
@@ -95,10 +107,15 @@ def main() -> None:
     inbox = repo / ".shared" / "design-library" / "inbox"
     for f in sorted((HERE / "design-inbox").iterdir()):
         shutil.copy2(f, inbox / f.name)
-    genesis("design", "ingest", "inbox", cwd=repo, expect=1)  # exit 1: one card was rejected
+    say("the next command fails on purpose: one card in the inbox has no license, so genesis")
+    say("rejects it, ingests the others, and exits 1 to say that not everything went in")
+    genesis("design", "ingest", "inbox", cwd=repo, expect=1)
     genesis("design", "brief", "深色 卡片 间距", cwd=repo)
-    print("# a second agent without genesis reads the same library with Node alone:")
-    run(["node", ".shared/design-library/query.mjs", "深色 卡片 间距", "--top", "3"], repo)
+    if shutil.which("node") is None:
+        say("node is not installed: skipped the second reader (node query.mjs, Node 20+)")
+    else:
+        say("a second agent without genesis reads the same library with Node alone:")
+        run(["node", ".shared/design-library/query.mjs", "深色 卡片 间距", "--top", "3"], repo)
     genesis("design", "feedback", "DSG-0001", "useful", "--note", "matches our cards",
             cwd=repo)
 
@@ -109,20 +126,26 @@ def main() -> None:
 
     heading("A teammate's clone: the story ledger travels through the git remote")
     remote = work / "shop-remote.git"
-    run([*git, "init", "-q", "--bare", str(remote)], work, show=False)
-    genesis("init", "--share", cwd=repo)  # [ledger] share = true, committed with the code
-    run(["git", "add", ".genesis.toml"], repo, show=False)
-    run(["git", "commit", "-q", "-m", "Share the story ledger"], repo, show=False)
-    run(["git", "remote", "add", "origin", remote.as_uri()], repo, show=False)
+    run([*git, "init", "-q", "--bare", str(remote)], work, quiet=True)
+    genesis("init", "--share", cwd=repo)  # [tool.genesis.ledger] share = true
+    run(["git", "commit", "-q", "-m", "Share the story ledger", "pyproject.toml"], repo)
+    run(["git", "remote", "add", "origin", remote.as_uri()], repo, quiet=True)
     genesis("hooks", "install", cwd=repo)  # the fetch refspec for the new remote
-    run(["git", "push", "-u", "origin", "main"], repo)  # pre-push pushes the ledger along
+    run(["git", "push", "-q", "-u", "origin", "main"], repo)  # pre-push pushes the ledger along
     mate = work / "shop-teammate"
     run(["git", "clone", "-q", remote.as_uri(), str(mate)], work)
-    run(["git", "config", "user.name", "Demo Developer"], mate, show=False)
-    run(["git", "config", "user.email", "developer@example.com"], mate, show=False)
-    genesis("init", cwd=mate)  # sharing is on in the clone's .genesis.toml: the ledger is pulled
+    run(["git", "config", "user.name", "Demo Developer"], mate, quiet=True)
+    run(["git", "config", "user.email", "developer@example.com"], mate, quiet=True)
+    say("sharing is on in the clone's pyproject.toml: init pulls the ledger")
+    genesis("init", cwd=mate)
     genesis("story", "context", "STORY-12", cwd=mate)
     genesis("sync", "--json", cwd=mate)
+
+    heading("What the tour left in the working tree, and what to commit")
+    run(["git", "status", "--short"], repo)
+    say(".shared/: the design library and the two agents' outboxes, project content: commit")
+    say("tasks/design-brief.md: rewritten by each brief; commit it if the story should keep it")
+    say("the store, the hooks and the logs live inside .git: nothing to commit or ignore")
 
     print(f"\nDone. Explore the demo repository at:\n  {repo}")
 

@@ -75,7 +75,8 @@ class Genesis:
         self.mirror = Mirror(self.workspace)
 
     def init(self, *, share: bool = False) -> dict[str, Any]:
-        """Create the store and a commented ``.genesis.toml`` (idempotent); ``share`` writes
+        """Create the store and a commented config (``[tool.genesis]`` in an existing
+        pyproject.toml, else ``.genesis.toml``; idempotent); ``share`` writes
         ``[ledger] share = true``.  When sharing is on, the remote's ledger is pulled."""
         from genesis_git.app.initialize import init_repo
         from genesis_git.stories.catchup import bind_new_commits

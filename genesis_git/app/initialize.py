@@ -1,4 +1,9 @@
-"""``genesis init``: the store and a commented default config, idempotently."""
+"""``genesis init``: the store and a commented default config, idempotently.
+
+The config goes where a Python project keeps its tools' settings: the ``[tool.genesis]``
+table of an existing ``pyproject.toml`` (appended, the rest of the file untouched), else
+``.genesis.toml``; a ``.genesis.toml`` that exists is always the one written.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import Any
 
 from genesis_git.config.settings import CONFIG_FILE, default_config_text, load_config
 from genesis_git.git.repo import Repo, find_repo
+from genesis_git.kernel.errors import GenesisError
 from genesis_git.store.connect import connect, store_path
 from genesis_git.stories.ledger.sync import Binder
 
@@ -29,50 +35,130 @@ def history_prefixes(repo: Repo, limit: int = 5000, top: int = 5) -> list[dict[s
     return [{"prefix": p, "commits": n} for p, n in counts.most_common(top)]
 
 
-def enable_share(cfg_path: Path) -> bool:
-    """Write ``[ledger] share = true`` into ``.genesis.toml``; False if it was there."""
+PYPROJECT = "pyproject.toml"
+TOOL_TABLE = "tool.genesis"
+
+
+def _toml(text: str) -> dict[str, Any] | None:
+    """``text`` parsed as TOML, or ``None`` when it is not valid TOML."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def _newline(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def pyproject_block(newline: str = "\n") -> str:
+    """The commented defaults as a ``[tool.genesis]`` table, to append to pyproject.toml."""
+    body = [line.replace("# [", f"# [{TOOL_TABLE}.", 1) if line.startswith("# [") else line
+            for line in default_config_text().splitlines()[3:]]
+    lines = ["", f"[{TOOL_TABLE}]",
+             "# genesis configuration. Every key is shown with its default, commented out;",
+             f"# a section is the table [{TOOL_TABLE}.<section>]. A .genesis.toml beside this",
+             "# file overrides these; GENESIS_<SECTION>_<KEY> in the environment overrides both.",
+             *body]
+    return newline.join(lines) + newline
+
+
+def config_target(root: Path) -> tuple[Path, str | None]:
+    """Where ``init`` keeps the settings: ``.genesis.toml`` when it exists; else the
+    ``[tool.genesis]`` table of an existing ``pyproject.toml``; else a new ``.genesis.toml``.
+    The second value is the table (``None``: the whole file is genesis's)."""
+    own = root / CONFIG_FILE
+    pyproject = root / PYPROJECT
+    if own.exists() or not pyproject.is_file():
+        return own, None
+    return pyproject, TOOL_TABLE
+
+
+def write_config(path: Path, table: str | None) -> bool:
+    """Write the commented defaults; ``False`` when the settings are already there (or the
+    pyproject.toml does not parse: the config loader then says what is wrong with it)."""
+    if table is None:
+        if path.exists():
+            return False
+        path.write_text(default_config_text(), encoding="utf-8")
+        return True
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    data = _toml(text)
+    if data is None or "genesis" in (data.get("tool") or {}):
+        return False
+    newline = _newline(text)
+    with path.open("a", encoding="utf-8", newline="") as fh:
+        fh.write(("" if not text or text.endswith("\n") else newline) + pyproject_block(newline))
+    return True
+
+
+def enable_share(cfg_path: Path, table: str | None = None) -> bool:
+    """Write ``share = true`` into the ``[ledger]`` section of ``cfg_path`` (with ``table``,
+    ``[tool.genesis.ledger]``); ``False`` if it was there.  Only that line changes; a file
+    laid out so that the edit would not hold (an inline table, dotted keys) is left as it is,
+    with one line that says what to write."""
     import re
 
-    text = cfg_path.read_text(encoding="utf-8") if cfg_path.exists() else ""
-    lines = text.splitlines()
+    section_name = f"{table}.ledger" if table else "ledger"
+    text = cfg_path.read_bytes().decode("utf-8") if cfg_path.exists() else ""
+    if _toml(text) is None:
+        return False  # not TOML: the config loader says what is wrong with it
+    newline = _newline(text)
+    lines = text.splitlines(keepends=True)
     section = None
+    done = False
     for i, line in enumerate(lines):
         bare = line.strip()
-        if bare.startswith("["):
-            section = bare.strip("[] ")
+        header = re.match(r"\[\s*([^\[\]]+?)\s*\](?:\s*#.*)?$", bare)
+        if header:
+            section = re.sub(r"\s*\.\s*", ".", header.group(1)).replace('"', "")
             continue
-        if section == "ledger" and re.match(r"share\s*=", bare):
+        if section == section_name and re.match(r"share\s*=", bare):
             if re.match(r"share\s*=\s*true\b", bare):
                 return False
-            lines[i] = "share = true"
-            cfg_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            return True
-    for i, line in enumerate(lines):
-        if line.strip() == "[ledger]":
-            lines.insert(i + 1, "share = true")
+            lines[i] = "share = true" + newline
+            done = True
             break
-    else:
-        lines += ["", "# the story ledger is shared through the git remote (genesis sync)",
-                  "[ledger]", "share = true"]
-    cfg_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if not done:
+        for i, line in enumerate(lines):
+            if line.strip() == f"[{section_name}]":
+                lines.insert(i + 1, "share = true" + newline)
+                break
+        else:
+            if lines and not lines[-1].endswith(("\n", "\r")):
+                lines[-1] += newline
+            lines += [newline, "# the story ledger is shared through the git remote (genesis sync)"
+                      + newline, f"[{section_name}]" + newline, "share = true" + newline]
+    new = "".join(lines)
+    data: Any = _toml(new)
+    for key in [*(table.split(".") if table else ()), "ledger"]:
+        data = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("share") is not True:
+        raise GenesisError(f"{cfg_path}: cannot turn on sharing in this layout",
+                           hint=f"write share = true under [{section_name}] yourself")
+    with cfg_path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(new)
     return True
 
 
 def init_repo(path: Path | str | None = None, *, share: bool = False,
               sync: bool = True, bind: Binder | None = None) -> dict[str, Any]:
-    """The store and ``.genesis.toml``; with ``share``, ``[ledger] share = true``.  When
+    """The store and the settings (:func:`config_target`: ``.genesis.toml``, or the
+    ``[tool.genesis]`` table of an existing pyproject.toml); with ``share``,
+    ``[ledger] share = true``.  When
     sharing is on (now or already), the remote's ledger is pulled into the new store, and
     ``bind`` (given by the core) binds the story commits of the history it brings."""
     repo = find_repo(path)
     db = store_path(repo)
     store_created = not db.exists()
     connect(db).close()
-    cfg_path = repo.root / CONFIG_FILE
-    config_created = False
-    if not cfg_path.exists():
-        cfg_path.write_text(default_config_text(), encoding="utf-8")
-        config_created = True
-    share_set = enable_share(cfg_path) if share else False
+    cfg_path, table = config_target(repo.root)
+    config_created = write_config(cfg_path, table)
+    share_set = enable_share(cfg_path, table) if share else False
     config = load_config(repo.root)  # fail now, with one line, on a broken config
     result: dict[str, Any] = {
         "story_prefixes": history_prefixes(repo),
@@ -81,6 +167,7 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
         "store": str(db),
         "store_created": store_created,
         "config": str(cfg_path),
+        "config_table": table,
         "config_created": config_created,
         "share": config.settings.ledger.share,
         "share_set": share_set,

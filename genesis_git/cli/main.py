@@ -221,12 +221,14 @@ def main(
 def init(
     share: Annotated[bool, typer.Option(
         "--share", help="Share the story ledger through the git remote: writes "
-                        "[ledger] share = true into .genesis.toml (commit it).")] = False,
+                        "[ledger] share = true into the config (commit it).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Create the store and a commented default .genesis.toml (idempotent).
+    """Create the store and a commented default config (idempotent).
 
-    When the ledger is shared, the remote's ledger is pulled into the store.
+    The config is the [tool.genesis] table of an existing pyproject.toml, else
+    .genesis.toml (a .genesis.toml that exists is the one used). When the ledger is
+    shared, the remote's ledger is pulled into the store.
     """
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, note

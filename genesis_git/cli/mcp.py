@@ -12,12 +12,14 @@ from typing import Annotated, Any
 
 import typer
 
-INSTALL_HINT = "pip install 'genesis-git[mcp]'"
+from genesis_git.kernel.extras import generic_hint
+
+INSTALL_HINT = generic_hint("mcp")
 HELP = """Serve genesis's tools (search, impact, story_context, story_list, session_status,
 session_start, session_note, design_search, design_brief) to a coding agent over the
 Model Context Protocol on stdin/stdout. Register it once in your agent, e.g.
 `claude mcp add genesis -- genesis mcp`; `--print-config` prints the lines for
-Claude Code, Cursor or VS Code. Needs the optional extra: """ + INSTALL_HINT
+Claude Code, Cursor or VS Code. Needs the optional extra mcp: """ + INSTALL_HINT
 
 
 class Client(str, Enum):
@@ -67,6 +69,7 @@ def mcp(
 ) -> None:
     """Serve genesis's tools to a coding agent over the Model Context Protocol (stdio)."""
     from genesis_git.kernel.errors import EnvironmentProblem
+    from genesis_git.kernel.extras import install_hint
 
     if print_config is not None:
         typer.echo(client_config(print_config, genesis_executable()))
@@ -75,7 +78,7 @@ def mcp(
         import mcp as _sdk  # noqa: F401
     except ImportError:
         raise EnvironmentProblem("genesis mcp needs the MCP SDK, an optional extra",
-                                 hint=f"install it with: {INSTALL_HINT}") from None
+                                 hint=f"install it with: {install_hint('mcp')}") from None
     from genesis_git.mcp.server import serve
 
     serve()

@@ -5,6 +5,10 @@ the others are named in warnings.  When fewer than three cards match the
 task, the brief is filled up with the best-weighted remaining cards, marked
 as general references.  Each brief appends an ``inspiration`` record to
 ``outbox-dsh.md`` (``re=`` the request it answers, with ``--request``).
+
+A brief without a card is not written: with no library, an unreadable one, or
+no card that may enter a brief, :func:`brief` raises :class:`NoBrief` and
+leaves every file as it was (no empty ``tasks/design-brief.md``, no record).
 """
 
 from __future__ import annotations
@@ -20,10 +24,14 @@ from genesis_git.design.index import load_index
 from genesis_git.design.library import Library, LibraryUnavailable, inside_repo
 from genesis_git.design.protocol import answer, find_request
 from genesis_git.design.search import fmt6, search_index
-from genesis_git.kernel.errors import UsageError
+from genesis_git.kernel.errors import GenesisError, UsageError
 
 DEFAULT_OUT = "tasks/design-brief.md"
-NO_LIBRARY = "no reference library"
+FILL_HINT = "run `genesis design init`, then `genesis design ingest rules`"
+
+
+class NoBrief(GenesisError):
+    """No card can enter the brief, so nothing was written."""
 
 
 def _one_line(text: str, limit: int = 160) -> str:
@@ -104,39 +112,43 @@ def brief(lib: Library, task: str | None = None, *, out: str | Path | None = Non
     target = inside_repo(lib.repo_root, out if out is not None else lib.repo_root / DEFAULT_OUT,
                          what="--out")
     warnings: list[str] = []
-    available = True
     try:
         picks = _pick(lib, query, warnings)
     except LibraryUnavailable as exc:
-        warnings.append(f"design library unavailable: {exc}")
-        picks, available = [], False
-    if picks:
-        quoted = query.replace("\\", "\\\\").replace('"', '\\"')
-        head = [
-            "# Design brief", "",
-            f"- task: {query}",
-        ]
-        if req:
-            head.append(f"- request: #{req.id}")
-        head += [
-            f"- cards: {', '.join(c['id'] for c, _ in picks)}",
-            f"- more: node {lib.display(lib.root)}/query.mjs \"{quoted}\" --top 5",
-            "",
-            "References are evidence for discussion, not acceptance criteria: verify on the "
-            "device (screenshot, layout tree, measured values).",
-            "",
-        ]
-        text = "\n".join(head) + "\n" + "\n".join(render_card(lib, c, h) for c, h in picks)
-    else:
-        text = NO_LIBRARY + "\n"
+        if not lib.exists():
+            raise NoBrief(f"no brief written: {exc.message}", hint=FILL_HINT) from None
+        raise NoBrief(f"no brief written: design library unavailable: {exc.message}",
+                      hint=exc.hint) from None
+    if not picks and warnings:
+        many = len(warnings) != 1
+        raise NoBrief(f"no brief written: {len(warnings)} matching card{'s' if many else ''} "
+                      f"lack{'' if many else 's'} a known license or a source reference",
+                      hint="see `genesis design list`")
+    if not picks:
+        raise NoBrief("no brief written: the design library holds no card",
+                      hint="add the rule cards with `genesis design ingest rules`")
+    quoted = query.replace("\\", "\\\\").replace('"', '\\"')
+    head = [
+        "# Design brief", "",
+        f"- task: {query}",
+    ]
+    if req:
+        head.append(f"- request: #{req.id}")
+    head += [
+        f"- cards: {', '.join(c['id'] for c, _ in picks)}",
+        f"- more: node {lib.display(lib.root)}/query.mjs \"{quoted}\" --top 5",
+        "",
+        "References are evidence for discussion, not acceptance criteria: verify on the "
+        "device (screenshot, layout tree, measured values).",
+        "",
+    ]
+    text = "\n".join(head) + "\n" + "\n".join(render_card(lib, c, h) for c, h in picks)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     shown = lib.display(target)
-    record = None
-    if picks or req:
-        title = f"design brief: {query}" if not req else f"answer to #{req.id}: {query}"
-        record = answer(lib, req.id if req else None, title=title, brief_path=shown,
-                        cards=[c["id"] for c, _ in picks], query=query, now=now).id
+    title = f"design brief: {query}" if not req else f"answer to #{req.id}: {query}"
+    record = answer(lib, req.id if req else None, title=title, brief_path=shown,
+                    cards=[c["id"] for c, _ in picks], query=query, now=now).id
     return {"out": shown, "query": query, "request": req.id if req else None,
-            "cards": [c["id"] for c, _ in picks], "record": record, "available": available,
+            "cards": [c["id"] for c, _ in picks], "record": record, "available": True,
             "warnings": warnings, "text": text}

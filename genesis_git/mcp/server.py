@@ -1,7 +1,7 @@
 """``genesis mcp``: genesis's tools for coding agents, over the Model Context Protocol on stdio.
 
 Built on the official Python SDK (``mcp`` 2.x, :class:`mcp.server.mcpserver.MCPServer`),
-an optional extra: ``pip install 'genesis-git[mcp]'``.  Every tool calls the
+an optional extra (``mcp``; see :mod:`genesis_git.kernel.extras`).  Every tool calls the
 same core functions as the command line, through :class:`genesis_git.app.facade.Genesis`,
 and returns the JSON that the command's ``--json`` prints as structured
 content, with a short text rendering beside it.
@@ -59,7 +59,8 @@ When to call which tool:
 - session_status / session_start: the worktree's session (start it with
   doc=<path of the requirement document> to bind that document too).
 - design_search / design_brief: design reference cards (spacing, contrast,
-  type, dark mode, touch targets); design_brief also writes tasks/design-brief.md.
+  type, dark mode, touch targets); design_brief also writes tasks/design-brief.md,
+  and is an error (nothing written) when the library has no card to offer.
 
 Every tool takes an optional repo: the absolute path of the repository (or a
 folder inside it); without it, the server's working directory is used. Search
@@ -297,7 +298,9 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
         repo: Repo = None,
     ) -> CallToolResult:
         """Pick 3-5 reference cards for a task, write them to tasks/design-brief.md and append
-        an inspiration record to the outbox (`genesis design brief --json`)."""
+        an inspiration record to the outbox (`genesis design brief --json`).  Without a
+        library, or with no card that may enter a brief, the result is an error and nothing
+        is written."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             from genesis_git.render.design import brief_short
 

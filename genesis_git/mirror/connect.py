@@ -1,7 +1,7 @@
 """Connecting to the mirror, and turning every PostgreSQL failure into one masked line.
 
-psycopg 3 is an optional extra (``pip install 'genesis-git[postgres]'``):
-without it every mirror command says how to install it (exit 3).  The
+psycopg 3 is an optional extra (``postgres``): without it every mirror command says
+how to install it into this genesis (exit 3; :mod:`genesis_git.kernel.extras`).  The
 password is never given to psycopg by genesis: libpq reads ``PGPASSWORD``,
 ``~/.pgpass`` or a service file itself.  Failures become a
 :class:`~genesis_git.kernel.errors.MirrorError` (exit 4) whose text has been
@@ -18,11 +18,11 @@ from types import ModuleType
 from typing import Any
 
 from genesis_git.kernel.errors import EnvironmentProblem, MirrorError, UsageError
+from genesis_git.kernel.extras import install_hint
 from genesis_git.mirror import schema
 from genesis_git.mirror.conninfo import Target, scrub
 
-INSTALL_HINT = ("the PostgreSQL mirror needs psycopg 3: pip install 'genesis-git[postgres]' "
-                "(or pipx inject genesis-git 'psycopg[binary]')")
+INSTALL_HINT = "the PostgreSQL mirror needs psycopg 3, an optional extra"
 CONNECT_TIMEOUT = 10  # seconds, unless the URL sets connect_timeout
 
 
@@ -30,7 +30,8 @@ def psycopg() -> ModuleType:
     try:
         import psycopg as module
     except ImportError:
-        raise EnvironmentProblem(INSTALL_HINT) from None
+        raise EnvironmentProblem(INSTALL_HINT,
+                                 hint=f"install it with: {install_hint('postgres')}") from None
     return module
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -11,17 +12,21 @@ if TYPE_CHECKING:
 
 def init_lines(result: dict[str, Any]) -> list[str]:
     """The store and the config (created or there), story prefixes seen, the shared ledger."""
+    table = f" [{result['config_table']}]" if result.get("config_table") else ""
     out = [f"store:  {result['store']} ({'created' if result['store_created'] else 'exists'})",
-           f"config: {result['config']} ({'created' if result['config_created'] else 'exists'})"]
+           f"config: {result['config']}{table} "
+           f"({'created' if result['config_created'] else 'exists'})"]
     found = result["story_prefixes"]
     if found and not result["prefixes_set"]:
         shown = ", ".join(f"{p['prefix']} ({p['commits']})" for p in found)
         names = ", ".join(f'"{p["prefix"]}"' for p in found)
         out.append(f"story ids in git log: {shown}; to bind only these, set "
-                   f"story.prefixes = [{names}] in {result['config']}")
+                   f"story.prefixes = [{names}] in {result['config']}"
+                   + (f" [{result['config_table']}.story]" if table else ""))
     if result["share"]:
         out.append("ledger: shared through the git remote"
-                   + (" (set now: commit .genesis.toml)" if result["share_set"] else ""))
+                   + (f" (set now: commit {PurePath(result['config']).name})"
+                      if result["share_set"] else ""))
     synced = result["sync"]
     if synced and synced["remote"]:
         out.append(f"ledger: pulled {synced['pulled']} records from {synced['remote']}, "

@@ -100,13 +100,15 @@ def test_brief_pads_to_three_with_general_references(repo: Path) -> None:
     assert text.count("- score: general reference (no match for this task)") == 2
 
 
-def test_brief_with_an_empty_library_writes_one_line(repo: Path) -> None:
+def test_brief_with_an_empty_library_writes_nothing(repo: Path) -> None:
     ok("init")
     res = design("brief", "anything")
-    assert res.exit_code == 0
-    assert res.stdout == "no reference library\n"
-    assert (repo / "tasks" / "design-brief.md").read_text(encoding="utf-8") == \
-        "no reference library\n"
+    assert res.exit_code == 1
+    assert res.stdout == ""
+    assert res.stderr.strip() == ("genesis: error: no brief written: the design library holds "
+                                  "no card (add the rule cards with `genesis design ingest "
+                                  "rules`)")
+    assert not (repo / "tasks").exists()
     assert not (repo / SHARED / "outbox-dsh.md").exists()
 
 

@@ -236,11 +236,12 @@ def test_rag_j_missing_or_corrupt_index_degrades_to_a_warning(small: Path) -> No
         | {"tokenizer": "t1"}), encoding="utf-8")
     with pytest.raises(LibraryUnavailable, match="bad chunks or postings"):
         load_index(open_library(small))
-    # brief degrades to the one line, and status says the library is unavailable
+    # brief writes nothing and says why, and status says the library is unavailable
     res = design("brief", "dark card")
-    assert res.exit_code == 0
-    assert res.stdout == "no reference library\n"
-    assert "genesis: warning: design library unavailable:" in res.stderr
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr.startswith("genesis: error: no brief written: design library "
+                                 "unavailable: ")
+    assert not (small / "tasks").exists()
     status = json.loads(ok("status", "--json").stdout)
     assert status["library"]["state"] == "unavailable"
     assert status["library"]["available"] is False
