@@ -94,7 +94,14 @@ def test_the_mirror_schema_page_holds_every_migration_verbatim() -> None:
 
 
 def test_the_architecture_page_shows_the_layers_in_order() -> None:
-    from test_architecture import LAYERS
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "architecture_rules", ROOT / "tests" / "unit" / "test_architecture.py")
+    assert spec is not None and spec.loader is not None
+    rules = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rules)
+    LAYERS = rules.LAYERS  # noqa: N806
 
     text = page("explanation/architecture.md").split("## The layers, high to low", 1)[1]
     diagram = re.search(r"```text\n(.*?)```", text, re.DOTALL)
