@@ -24,7 +24,7 @@ def impact(
     engine: Annotated[str | None, typer.Option(
         "--engine", help='LLM engine: none, openai, or "cmd:<command line>" (default: impact.engine).')
     ] = None,
-    k: Annotated[int, typer.Option("-k", help="Files (and file impacts) to return.")] = 10,
+    k: Annotated[int, typer.Option("-k", "--top", help="Files (and file impacts) to return.")] = 10,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the result as Markdown.")] = False,
     prompt: Annotated[bool, typer.Option(
@@ -38,10 +38,14 @@ def impact(
     no_refresh: Annotated[bool, typer.Option(
         "--no-refresh", help="Do not refresh the session index first.")] = False,
 ) -> None:
-    """Rank the files, symbols and fields a requirement affects, with evidence lines and reasons."""
+    """Rank the files, symbols and fields a requirement affects, with evidence lines and reasons.
+
+    Exit 0 when something matched, 1 when nothing did (as grep does), 2 for a
+    requirement that has nothing to search for.
+    """
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import emit_json, note, warn
-    from genesis_git.kernel.errors import UsageError
+    from genesis_git.kernel.errors import ExitCode, UsageError
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
@@ -68,6 +72,7 @@ def impact(
         _render(text_lines(report.result))
     if not report.matched:
         note(no_match(requirement, report.suggestions))
+        raise typer.Exit(int(ExitCode.USER_ERROR))
 
 
 def register(app: Any) -> None:

@@ -117,6 +117,12 @@ class GenesisGroup(TyperGroup):
       that holds the traceback, exit 70.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from genesis_git.cli.conventions import apply
+
+        apply(self)  # one metavariable convention and an example in every command's help
+
     def invoke(self, ctx: Any) -> Any:
         args = [*getattr(ctx, "_protected_args", getattr(ctx, "protected_args", [])), *ctx.args]
         try:

@@ -95,8 +95,11 @@ def _render_summary(s: dict[str, Any]) -> None:
 
 @app.command()
 def status(json_out: JsonOpt = False) -> None:
-    """Show the active session of this worktree (exit 1 when there is none)."""
-    from genesis_git.cli.output import echo, emit_json
+    """Show the active session of this worktree.
+
+    Exit 0 when there is one; 1, with the message on stderr, when there is none.
+    """
+    from genesis_git.cli.output import emit_json, note
     from genesis_git.kernel.errors import ExitCode
 
     with Genesis() as g:
@@ -105,7 +108,7 @@ def status(json_out: JsonOpt = False) -> None:
         if json_out:
             emit_json({"active": None})
         else:
-            echo("no active session (start one with `genesis session start`)")
+            note("no active session (start one with `genesis session start`)")
         raise typer.Exit(int(ExitCode.USER_ERROR))
     if json_out:
         emit_json({"active": s})
