@@ -95,6 +95,7 @@ def run_hook(
 ) -> None:
     """Run a hook's logic (what the shims call when only `genesis` is on PATH, and what
     pre-commit runs from .pre-commit-hooks.yaml)."""
+    from genesis_git.hooks.precommit import pre_commit_args
     from genesis_git.hooks.run import main
 
     given = pre_commit_args(hook, list(args or []))
@@ -103,29 +104,3 @@ def run_hook(
     code = main([hook, *given])
     if code:
         raise typer.Exit(code)
-
-
-def pre_commit_args(hook: str, args: list[str]) -> list[str] | None:
-    """The arguments git would give ``hook``, when pre-commit runs it instead.
-
-    pre-commit passes a pre-push hook's remote and a post-rewrite hook's command in its
-    environment (``PRE_COMMIT_REMOTE_NAME``, ``PRE_COMMIT_REWRITE_COMMAND``), and keeps
-    the pushed refs on stdin for itself.  ``None``: nothing to do (pre-commit runs its
-    pre-push stage for genesis's own push of the ledger, ``refs/genesis/*``).
-    """
-    import os
-    import sys
-
-    if not os.environ.get("PRE_COMMIT"):
-        return args
-    if sys.stdin is not None and sys.stdin.isatty():  # run by hand: nothing will come
-        sys.stdin = open(os.devnull, encoding="utf-8")  # for the whole run
-    if hook == "pre-push" and not args:
-        if os.environ.get("PRE_COMMIT_REMOTE_BRANCH", "").startswith("refs/genesis/"):
-            return None
-        name = os.environ.get("PRE_COMMIT_REMOTE_NAME")
-        return [name, os.environ.get("PRE_COMMIT_REMOTE_URL", "")] if name else args
-    if hook == "post-rewrite" and not args:
-        command = os.environ.get("PRE_COMMIT_REWRITE_COMMAND")
-        return [command] if command else args
-    return args
