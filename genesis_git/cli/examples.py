@@ -27,7 +27,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "genesis session end": ("genesis session end",),
     "genesis session note": ('genesis session note "keep the old column" --role decision',
                              'genesis session note "slow on big carts" --role risk '
-                             "--path src/cart.py"),
+                             "--path cart.py"),
     "genesis session artifacts": ("genesis session artifacts",),
     "genesis session retract": ("genesis session retract 12",),
     "genesis story": ("genesis story list", "genesis story context STORY-12"),
