@@ -125,8 +125,11 @@ class GenesisGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         args = [*getattr(ctx, "_protected_args", getattr(ctx, "protected_args", [])), *ctx.args]
+        from genesis_git.cli.progress import shown
+
         try:
-            return super().invoke(ctx)
+            with shown():  # long work shows a bar on a terminal's stderr
+                return super().invoke(ctx)
         except GenesisError as exc:
             raise _fail(exc) from None
         except KeyboardInterrupt:
