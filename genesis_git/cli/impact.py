@@ -15,8 +15,10 @@ def _render(lines: list[str]) -> None:
 
 
 def impact(
-    requirement: Annotated[str, typer.Argument(
-        help='The requirement, e.g. "订单表新增字段 discount_code" or "add a discount code to orders".')],
+    words: Annotated[list[str], typer.Argument(
+        metavar="REQUIREMENT",
+        help='The requirement, e.g. "订单表新增字段 discount_code" or "add a discount code to '
+             'orders" (several words are one requirement; quoting them is optional).')],
     rag: Annotated[bool | None, typer.Option(
         "--rag/--no-rag",
         help="Ask the LLM engine with the retrieved chunks (default: on when an engine is set).")
@@ -46,6 +48,8 @@ def impact(
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import emit_json, note, warn
     from genesis_git.kernel.errors import ExitCode, UsageError
+
+    requirement = " ".join(words)
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
