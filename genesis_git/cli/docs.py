@@ -123,7 +123,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(man())
     elif args:
         sys.stderr.write("usage: python -m genesis_git.cli.docs [--man]\n")
-        raise SystemExit(2)
+        from genesis_git.kernel.errors import ExitCode
+
+        raise SystemExit(int(ExitCode.USAGE))
     else:
         sys.stdout.write(generate())
 
