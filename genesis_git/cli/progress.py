@@ -62,6 +62,8 @@ class _Bar:
 
 
 def _new_progress() -> tuple[Any, Any]:
+    import sys
+
     from rich.progress import (
         BarColumn,
         Progress,
@@ -72,7 +74,9 @@ def _new_progress() -> tuple[Any, Any]:
 
     from genesis_git.cli.output import console
 
-    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+    encoding = (getattr(sys.stderr, "encoding", None) or "ascii").lower().replace("-", "")
+    spinner = SpinnerColumn("dots" if encoding.startswith("utf") else "line")  # ASCII: line
+    bar = Progress(spinner, TextColumn("{task.description}"), BarColumn(),
                    TimeElapsedColumn(), console=console(stderr=True),
                    transient=True, redirect_stdout=False, redirect_stderr=False)
     return bar, bar.add_task("", total=None)

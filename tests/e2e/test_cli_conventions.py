@@ -245,6 +245,14 @@ def test_a_bar_shows_only_for_work_longer_than_the_delay(tmp_path: Path, seconds
     assert (piped.returncode, piped.stdout, piped.stderr) == (0, "result\n", "")
 
 
+def test_the_bar_on_an_ascii_only_stream_is_ascii(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", COLUMNS="80",
+               PYTHONIOENCODING="ascii")
+    code, out, err = _pty_stderr([sys.executable, "-c", SHOW, "1.2"], tmp_path, env)
+    assert (code, out) == (0, "result\n")
+    assert "long work 3/10" in err and err.isascii() and "\\u" not in err
+
+
 def test_story_rebuild_reports_its_stages(repo: Path) -> None:
     from genesis_git.app.facade import Genesis
 
