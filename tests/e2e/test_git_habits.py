@@ -223,3 +223,35 @@ def test_pre_commit_runs_genesis_hooks_from_the_manifest(tmp_path: Path,
     assert push.returncode == 0, push.stdout + push.stderr
     assert "genesis (push the shared story ledger along)" in push.stdout + push.stderr
     assert git(remote, "for-each-ref", "--format=%(refname)", "refs/genesis/").strip()
+
+
+# -- what the wheel installs ---------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_the_wheel_installs_git_genesis_and_the_man_page(tmp_path: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("build") is None or importlib.util.find_spec("hatchling") is None:
+        pytest.skip("python -m build with hatchling is needed to build the wheel offline")
+    out = tmp_path / "dist"
+    built = _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
+                  str(out), str(ROOT)], ROOT)
+    assert built.returncode == 0, built.stderr[-2000:]
+    wheel = next(out.glob("genesis_git-*.whl"))
+    venv = tmp_path / "venv"
+    assert _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path).returncode == 0
+    done = _run([sys.executable, "-m", "pip", "--python", str(venv / "bin/python"), "install",
+                 "--quiet", "--no-deps", "--no-index", "--disable-pip-version-check",
+                 str(wheel)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (venv / "bin/git-genesis").is_file() and (venv / "bin/genesis").is_file()
+    page = venv / "share/man/man1/genesis.1"
+    assert page.read_text(encoding="utf-8") == (ROOT / "docs/genesis.1").read_text(
+        encoding="utf-8")
+    if shutil.which("man") is None:
+        return
+    env = _env(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", MANPAGER="cat",
+               PAGER="cat", MANWIDTH="80")
+    env.pop("MANPATH", None)
+    shown = _run(["man", "genesis"], tmp_path, env)  # found next to the venv's bin on PATH
+    assert shown.returncode == 0 and shown.stdout.startswith("GENESIS(1)"), shown.stderr
