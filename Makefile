@@ -44,6 +44,7 @@ demo: $(DEMO_STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m genesis_git.cli.docs > docs/reference/cli.md
+	$(BIN)/python -m genesis_git.cli.docs --man > docs/genesis.1
 	$(BIN)/python -m genesis_git.config.reference configuration > docs/reference/configuration.md
 	$(BIN)/python -m genesis_git.config.reference environment > docs/reference/environment.md
 

@@ -124,7 +124,7 @@ def main() -> int:
                 proc = subprocess.run([sys.executable, "-m", "genesis_git", "design", "search",
                                        q, "--json"], cwd=root, capture_output=True, env=env)
                 cli.append(time.perf_counter() - t0)
-                assert proc.returncode == 0, proc.stderr.decode()
+                assert proc.returncode in (0, 1), proc.stderr.decode()  # 1: no card found
         reader = []
         node = shutil.which("node")
         if node:

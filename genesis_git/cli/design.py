@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from genesis_git.kernel.errors import ExitCode
+
 if TYPE_CHECKING:
     from genesis_git.design.ingest import IngestReport
     from genesis_git.design.library import Library
@@ -107,25 +109,35 @@ def ingest_manifest(
 @app.command()
 def search(
     query: Annotated[list[str], typer.Argument(help="Words to search for, e.g. 深色 卡片 间距.")],
-    top: Annotated[int | None, typer.Option("--top", "-n", min=1,
+    top: Annotated[int | None, typer.Option("-k", "--top", min=1,
                                             help="Results to show (default design.top).")] = None,
+    top_n: Annotated[int | None, typer.Option("-n", min=1, hidden=True,
+                                              help="The former spelling of -k.")] = None,
     json_out: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
-    """Search the library: BM25 plus token, tag and profile boosts, with a score breakdown."""
+    """Search the library: BM25 plus token, tag and profile boosts, with a score breakdown.
+
+    Exit 0 when a card is found, 1 when none is.
+    """
     from genesis_git.app.facade import Genesis
-    from genesis_git.cli.output import echo, emit_json, warn
+    from genesis_git.cli.output import echo, emit_json, note, warn
     from genesis_git.render.design import search_markdown, search_text
 
-    result = Genesis().design.search(" ".join(query), top, strict=False)
+    result = Genesis().design.search(" ".join(query), top if top is not None else top_n,
+                                     strict=False)
     for w in result["warnings"]:
         warn(w)
     if json_out:
         emit_json(result)
     elif markdown:
         echo(search_markdown(result).rstrip("\n"))
+    elif not result["results"]:
+        note("no results")  # stdout stays empty, as grep's does
     else:
         echo(search_text(result).rstrip("\n"))
+    if not result["results"]:
+        raise typer.Exit(int(ExitCode.USER_ERROR))
 
 
 @app.command("list")

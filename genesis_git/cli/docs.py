@@ -1,4 +1,5 @@
-"""The CLI reference, generated from ``--help`` into docs/reference/cli.md (``make docs``).
+"""The CLI reference, generated from ``--help`` into docs/reference/cli.md (``make docs``);
+with ``--man``, the man page docs/genesis.1 (:mod:`genesis_git.cli.manpage`).
 
 The command tree is walked through the click-compatible objects that Typer
 builds (``list_commands``/``get_command``), and each command's help is
@@ -57,13 +58,14 @@ def _subcommands(command: Any, ctx: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def iter_commands(root: Any = None) -> Iterator[Entry]:
-    """Every visible command, depth first, in the order the app registers them."""
+def iter_commands(root: Any = None, width: int = WIDTH) -> Iterator[Entry]:
+    """Every visible command, depth first, in the order the app registers them; their help
+    is set ``width`` columns wide."""
     root = _root() if root is None else root
 
     def walk(command: Any, name: str, parent: Any, path: str) -> Iterator[Entry]:
         ctx = command.make_context(name, [], parent=parent, resilient_parsing=True,
-                                   terminal_width=WIDTH, max_content_width=WIDTH)
+                                   terminal_width=width, max_content_width=width)
         yield Entry(path, command, ctx)
         for sub_name, sub in _subcommands(command, ctx):
             yield from walk(sub, sub_name, ctx, f"{path} {sub_name}")
@@ -112,9 +114,21 @@ def missing_help(root: Any = None) -> list[str]:
     return offenders
 
 
-def main() -> None:
-    sys.stdout.write(generate())
+def main(argv: list[str] | None = None) -> None:
+    """Print the CLI reference (Markdown), or with ``--man`` the man page genesis(1)."""
+    args = argv or []
+    if args == ["--man"]:
+        from genesis_git.cli.manpage import generate as man
+
+        sys.stdout.write(man())
+    elif args:
+        sys.stderr.write("usage: python -m genesis_git.cli.docs [--man]\n")
+        from genesis_git.kernel.errors import ExitCode
+
+        raise SystemExit(int(ExitCode.USAGE))
+    else:
+        sys.stdout.write(generate())
 
 
 if __name__ == "__main__":  # pragma: no cover - run by make docs
-    main()
+    main(sys.argv[1:])

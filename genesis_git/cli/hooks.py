@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,6 +20,11 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON objec
 def install(
     hooks_path: Annotated[bool, typer.Option(
         "--hooks-path", help="Install into the folder that core.hooksPath names.")] = False,
+    template_dir: Annotated[Path | None, typer.Option(
+        "--template-dir", metavar="DIR",
+        help="Install into DIR/hooks instead, once for every repository to come: with "
+             "`git config --global init.templateDir DIR`, each git clone and git init "
+             "copies the hooks (no repository needed).")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Write the hook shims into the clone's hooks folder (every worktree gets them).
@@ -26,8 +32,15 @@ def install(
     A hook that is already there is kept as <hook>.legacy and runs first.  Every
     remote also gets the fetch refspec of the story ledger (refs/genesis/*).
     """
-    from genesis_git.cli.output import echo, emit_json
-    result = Genesis().hooks.install(follow_hooks_path=hooks_path)
+    from genesis_git.cli.output import echo, emit_json, note
+    from genesis_git.kernel.errors import UsageError
+
+    if template_dir is not None:
+        if hooks_path:
+            raise UsageError("--template-dir and --hooks-path exclude each other")
+        result = Genesis().hooks.install_template(template_dir)
+    else:
+        result = Genesis().hooks.install(follow_hooks_path=hooks_path)
     if json_out:
         emit_json(result)
         return
@@ -35,6 +48,15 @@ def install(
 
     for line in install_lines(result):
         echo(line)
+    if template_dir is not None and not result["template_active"]:
+        note("git copies these hooks into new clones only once told to: "
+             f"git config --global init.templateDir {_shell_word(result['template_dir'])}")
+
+
+def _shell_word(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 @app.command()
@@ -71,9 +93,14 @@ def run_hook(
     hook: Annotated[str, typer.Argument(help="commit-msg, post-commit, post-rewrite or pre-push.")],
     args: Annotated[list[str] | None, typer.Argument(help="The hook's own arguments.")] = None,
 ) -> None:
-    """Run a hook's logic (what the shims call when only `genesis` is on PATH)."""
+    """Run a hook's logic (what the shims call when only `genesis` is on PATH, and what
+    pre-commit runs from .pre-commit-hooks.yaml)."""
+    from genesis_git.hooks.precommit import pre_commit_args
     from genesis_git.hooks.run import main
 
-    code = main([hook, *(args or [])])
+    given = pre_commit_args(hook, list(args or []))
+    if given is None:
+        return
+    code = main([hook, *given])
     if code:
         raise typer.Exit(code)

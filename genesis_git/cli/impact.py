@@ -15,8 +15,10 @@ def _render(lines: list[str]) -> None:
 
 
 def impact(
-    requirement: Annotated[str, typer.Argument(
-        help='The requirement, e.g. "订单表新增字段 discount_code" or "add a discount code to orders".')],
+    words: Annotated[list[str], typer.Argument(
+        metavar="REQUIREMENT",
+        help='The requirement, e.g. "订单表新增字段 discount_code" or "add a discount code to '
+             'orders" (several words are one requirement; quoting them is optional).')],
     rag: Annotated[bool | None, typer.Option(
         "--rag/--no-rag",
         help="Ask the LLM engine with the retrieved chunks (default: on when an engine is set).")
@@ -24,7 +26,7 @@ def impact(
     engine: Annotated[str | None, typer.Option(
         "--engine", help='LLM engine: none, openai, or "cmd:<command line>" (default: impact.engine).')
     ] = None,
-    k: Annotated[int, typer.Option("-k", help="Files (and file impacts) to return.")] = 10,
+    k: Annotated[int, typer.Option("-k", "--top", help="Files (and file impacts) to return.")] = 10,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the result as Markdown.")] = False,
     prompt: Annotated[bool, typer.Option(
@@ -38,10 +40,16 @@ def impact(
     no_refresh: Annotated[bool, typer.Option(
         "--no-refresh", help="Do not refresh the session index first.")] = False,
 ) -> None:
-    """Rank the files, symbols and fields a requirement affects, with evidence lines and reasons."""
+    """Rank the files, symbols and fields a requirement affects, with evidence lines and reasons.
+
+    Exit 0 when something matched, 1 when nothing did (as grep does), 2 for a
+    requirement that has nothing to search for.
+    """
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import emit_json, note, warn
-    from genesis_git.kernel.errors import UsageError
+    from genesis_git.kernel.errors import ExitCode, UsageError
+
+    requirement = " ".join(words)
 
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
@@ -68,6 +76,7 @@ def impact(
         _render(text_lines(report.result))
     if not report.matched:
         note(no_match(requirement, report.suggestions))
+        raise typer.Exit(int(ExitCode.USER_ERROR))
 
 
 def register(app: Any) -> None:

@@ -125,13 +125,21 @@ class GenesisGroup(TyperGroup):
       that holds the traceback, exit 70.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from genesis_git.cli.conventions import apply
+
+        apply(self)  # one metavariable convention and an example in every command's help
+
     def invoke(self, ctx: Any) -> Any:
         args = [*getattr(ctx, "_protected_args", getattr(ctx, "protected_args", [])), *ctx.args]
         from genesis_git.cli.output import detail, end_pager, paging
+        from genesis_git.cli.progress import shown
 
         started = time.monotonic()
         try:
-            return super().invoke(ctx)
+            with shown():  # long work shows a bar on a terminal's stderr
+                return super().invoke(ctx)
         except GenesisError as exc:
             raise _fail(exc) from None
         except KeyboardInterrupt:
@@ -187,7 +195,7 @@ def main(
     directory: Annotated[Path | None, typer.Option(
         "-C", "--directory", help="Run as if genesis was started in this directory.")] = None,
     color: Annotated[str, typer.Option(
-        "--color", metavar="<when>",
+        "--color", metavar="WHEN",
         help="Colour the output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR "
              "forces it), always or never.")] = "auto",
     quiet: Annotated[bool, typer.Option(

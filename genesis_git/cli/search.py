@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from genesis_git.kernel.errors import ExitCode
+
 if TYPE_CHECKING:
     from genesis_git.search import SearchResult
+
+NOTHING_FOUND = ExitCode.USER_ERROR  # grep's and rg's 1: the search ran and found nothing
 
 HELP = """Search the working tree as it is now: BM25 (identifiers split, Chinese bigrams,
 synonyms, path tokens) fused with vector similarity. The session is refreshed
@@ -16,8 +20,11 @@ first (only what changed is read); a repository without a session gets one."""
 
 
 def search_cmd(
-    query: Annotated[str, typer.Argument(help="What to look for (words, identifiers, Chinese).")],
-    k: Annotated[int | None, typer.Option("-k", "--top", help="Results to show (default: search.k).")] = None,
+    words: Annotated[list[str], typer.Argument(
+        metavar="QUERY", help="What to look for: words, identifiers, Chinese (several words "
+                              "are one query; quoting them is optional).")],
+    k: Annotated[int | None, typer.Option(
+        "-k", "--top", help="Results to show (default: search.k).")] = None,
     mode: Annotated[str | None, typer.Option(
         "--mode", help="hybrid, lexical or vector (default: search.mode).")] = None,
     types: Annotated[list[str] | None, typer.Option(
@@ -29,7 +36,7 @@ def search_cmd(
     owner: Annotated[str | None, typer.Option(
         "--owner", help="Only files this CODEOWNERS owner owns (e.g. @team-db).")] = None,
     max_staleness: Annotated[float | None, typer.Option(
-        "--max-staleness", help="Only files with a staleness score at most this (0 new .. 1 old).")] = None,
+        "--max-staleness", metavar="SCORE", help="Only files with a staleness score at most this (0 new .. 1 old).")] = None,
     files: Annotated[bool, typer.Option(
         "--files", help="Group by file: a file's score is its best chunk; chunks listed under it.")] = False,
     explain: Annotated[bool, typer.Option(
@@ -40,9 +47,14 @@ def search_cmd(
     no_refresh: Annotated[bool, typer.Option(
         "--no-refresh", help="Search the session as last indexed; skip the refresh.")] = False,
 ) -> None:
-    """Search code and docs with hybrid BM25 + vector retrieval, filters and explanations."""
+    """Search code and docs with hybrid BM25 + vector retrieval, filters and explanations.
+
+    Exit 0 when something is found, 1 when nothing is (as grep and rg do), 2 for a
+    query that has nothing to search for.
+    """
     from genesis_git.kernel.errors import UsageError
 
+    query = " ".join(words)
     if json_out and markdown:
         raise UsageError("--json and --markdown cannot be used together")
     if not query.strip():
@@ -71,6 +83,8 @@ def search_cmd(
         echo(to_markdown(result, files).rstrip("\n"))
     else:
         _render(result, files, explain)
+    if not result.hits:
+        raise typer.Exit(int(NOTHING_FOUND))
 
 
 def _render(result: SearchResult, files: bool, explain: bool) -> None:

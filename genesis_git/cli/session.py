@@ -14,31 +14,6 @@ app = typer.Typer(help="Index the working tree into a session and manage session
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")]
 
 
-def _progress_runner() -> tuple[Any, Any]:
-    """A rich progress bar on stderr when stderr is a terminal; else nothing."""
-    from genesis_git.cli.output import progress_enabled
-
-    if not progress_enabled():
-        return None, None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    bar = Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
-                   console=__import__("genesis_git.cli.output", fromlist=["console"]).console(True),
-                   transient=True)
-    task = bar.add_task("index", total=None)
-    started = {"on": False}
-
-    def update(done: int, total: int) -> None:
-        if total < 200:  # short work: no bar
-            return
-        if not started["on"]:
-            bar.start()
-            started["on"] = True
-        bar.update(task, completed=done, total=total)
-
-    return bar, update
-
-
 def _render_report(report: dict[str, Any], verb: str) -> None:
     from genesis_git.cli.output import echo
     from genesis_git.render.sessions import report_lines
@@ -60,12 +35,7 @@ def start(
     from genesis_git.cli.output import emit_json
 
     with Genesis() as g:
-        bar, update = _progress_runner()
-        try:
-            report = g.sessions.start(name=name, doc=doc, new=new, progress=update).as_dict()
-        finally:
-            if bar is not None:
-                bar.stop()
+        report = g.sessions.start(name=name, doc=doc, new=new).as_dict()
     if json_out:
         emit_json(report)
     else:
@@ -95,8 +65,11 @@ def _render_summary(s: dict[str, Any]) -> None:
 
 @app.command()
 def status(json_out: JsonOpt = False) -> None:
-    """Show the active session of this worktree (exit 1 when there is none)."""
-    from genesis_git.cli.output import echo, emit_json
+    """Show the active session of this worktree.
+
+    Exit 0 when there is one; 1, with the message on stderr, when there is none.
+    """
+    from genesis_git.cli.output import emit_json, note
     from genesis_git.kernel.errors import ExitCode
 
     with Genesis() as g:
@@ -105,7 +78,7 @@ def status(json_out: JsonOpt = False) -> None:
         if json_out:
             emit_json({"active": None})
         else:
-            echo("no active session (start one with `genesis session start`)")
+            note("no active session (start one with `genesis session start`)")
         raise typer.Exit(int(ExitCode.USER_ERROR))
     if json_out:
         emit_json({"active": s})

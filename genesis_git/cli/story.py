@@ -148,8 +148,8 @@ def context(
     markdown: Annotated[bool, typer.Option(
         "--markdown", help="Print Markdown, made to be given to an LLM.")] = False,
     with_code: Annotated[int, typer.Option(
-        "--with-code", min=0, metavar="K",
-        help="Add the K most relevant chunks of the current index for the story's text.")] = 0,
+        "--with-code", min=0, metavar="N",
+        help="Add the N most relevant chunks of the current index for the story's text.")] = 0,
     org: OrgOpt = False,
 ) -> None:
     """Everything a story holds: record, commits, net changed files, artifacts, links."""

@@ -193,6 +193,35 @@ def install(repo: Repo, *, follow_hooks_path: bool = False,
     """Write the shims; a foreign hook is kept as ``<hook>.legacy`` and chained."""
     folder = target_dir(repo, follow_hooks_path)
     python = python or sys.executable
+    done = install_into(folder, python)
+    from genesis_git.stories.ledger.sync import ensure_fetch_refspec, remotes
+
+    fetching = []
+    for remote in remotes(repo.root):
+        ensure_fetch_refspec(repo.root, remote)
+        fetching.append(remote)
+    return {"dir": str(folder), "python": python, "hooks": done, "fetch_refspecs": fetching}
+
+
+def install_template(template_dir: Path, python: str | None = None) -> dict[str, Any]:
+    """Write the shims into ``template_dir/hooks``: git copies them into every repository
+    that ``git init`` or ``git clone`` makes once ``init.templateDir`` names the folder
+    (pre-commit's ``init-templatedir``).  Needs no repository."""
+    from genesis_git.kernel.gitrun import run_git
+
+    folder = template_dir.expanduser().resolve()
+    python = python or sys.executable
+    done = install_into(folder / "hooks", python)
+    res = run_git(["config", "--path", "--get", "init.templateDir"], check=False)
+    setting = res.stdout.decode("utf-8", "replace").strip()
+    active = bool(setting) and Path(setting).expanduser().resolve() == folder
+    return {"dir": str(folder / "hooks"), "template_dir": str(folder), "python": python,
+            "hooks": done, "fetch_refspecs": [], "template_active": active,
+            "init_template_dir": setting or None}
+
+
+def install_into(folder: Path, python: str) -> list[dict[str, Any]]:
+    """Write the shims into ``folder``, chaining any hook that another tool put there."""
     for name in HOOK_NAMES:  # check everything before changing anything
         path = folder / name
         legacy = _legacy(path)
@@ -237,13 +266,7 @@ def install(repo: Repo, *, follow_hooks_path: bool = False,
         _write_executable(path, render(name, python, by_name_shell(legacy) if chained else None))
         done.append({"hook": name, "path": str(path), "action": action, "legacy": chained,
                      "manager": manager(legacy) if chained else None})
-    from genesis_git.stories.ledger.sync import ensure_fetch_refspec, remotes
-
-    fetching = []
-    for remote in remotes(repo.root):
-        ensure_fetch_refspec(repo.root, remote)
-        fetching.append(remote)
-    return {"dir": str(folder), "python": python, "hooks": done, "fetch_refspecs": fetching}
+    return done
 
 
 def uninstall(repo: Repo) -> dict[str, Any]:

@@ -29,6 +29,8 @@ from genesis_git.index.prepare import Prepared, prepare_many
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.index.state import known_state, remember_state, state_key
 from genesis_git.kernel.environment import ENV_TEST_PAUSE_AFTER_BATCH
+from genesis_git.kernel.progress import finished as work_finished
+from genesis_git.kernel.progress import report as report_work
 from genesis_git.providers.embedders import embedder_from_config
 from genesis_git.store import kv, sessionmap
 from genesis_git.store import sessions as session_rows
@@ -121,9 +123,12 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
             if done == 0:
                 _pause_for_tests()
             done += blobs
+            report_work("indexing", done, len(misses))
             if progress:
                 progress(done, len(misses))
 
+    if misses:
+        report_work("indexing", 0, len(misses))
     try:
         for part in batches:
             prepared: list[Prepared] = []
@@ -157,6 +162,8 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+        if misses:
+            work_finished()
     return lookup_blobs(conn, by_sha, embedder_id, chunker)
 
 

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import UsageError
 from genesis_git.text.querybounds import (
     MAX_QUERY_TERMS,
     bound_notes,
@@ -54,7 +54,7 @@ def analyse_bounded(config: Config, query: str) -> tuple[list[QueryTerm], list[s
     found, distinct = analyze_query_counted(text, synonym_table(config), MAX_QUERY_TERMS)
     terms = _demote_links(text, found)
     if not terms:
-        raise GenesisError(f"the query {quoted(query)} has only stopwords: nothing to search for",
+        raise UsageError(f"the query {quoted(query)} has only stopwords: nothing to search for",
                            hint="add a word that names what you are looking for")
     if distinct > MAX_QUERY_TERMS:  # and the synonyms of the words kept
         counts = Counter(tokenize(text))

@@ -189,9 +189,12 @@ def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str,
         if idx is not None:
             return idx
     if wait and file is not None and base is None:
+        from genesis_git.kernel.progress import working
         from genesis_git.search.base.prebuild import wait_running
 
-        if wait_running(file):  # the background build has just finished it
+        with working("waiting for the search index being built"):
+            waited = wait_running(file)
+        if waited:  # the background build has just finished it
             base = read_base(file)
             if base is not None and base.embedder == embedder:
                 idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps)
@@ -199,14 +202,17 @@ def _assemble(conn: sqlite3.Connection, session_id: str, embedder: str,
                     return idx
     rebuilt = True
     built: Base | None = None
-    if file is not None:
-        try:
-            built = stream_base(conn, file, embedder, blobs, stamps, [r[0] for r in rows])
-            _forget_ended(conn, file.parent)
-        except (OSError, RuntimeError):  # pragma: no cover - built in memory below instead
-            built = None
-    base = built or Base(embedder, load_chunks(conn, blobs, embedder),
-                         PathSet.build([r[0] for r in rows]))
+    from genesis_git.kernel.progress import working
+
+    with working("building the search index"):
+        if file is not None:
+            try:
+                built = stream_base(conn, file, embedder, blobs, stamps, [r[0] for r in rows])
+                _forget_ended(conn, file.parent)
+            except (OSError, RuntimeError):  # pragma: no cover - built in memory below instead
+                built = None
+        base = built or Base(embedder, load_chunks(conn, blobs, embedder),
+                             PathSet.build([r[0] for r in rows]))
     idx = _combine(conn, session_id, embedder, base, rows, blobs, stamps, force=True)
     assert idx is not None
     idx.rebuilt = rebuilt

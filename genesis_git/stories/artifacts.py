@@ -34,7 +34,12 @@ if TYPE_CHECKING:
 
 def check_role(role: str) -> None:
     if role not in NOTE_ROLES:
-        raise UsageError(f"unknown role {role!r}", hint="choose from " + ", ".join(NOTE_ROLES))
+        import difflib
+
+        close = difflib.get_close_matches(role.lower(), NOTE_ROLES, n=1, cutoff=0.6)
+        guess = f"did you mean {close[0]!r}? " if close else ""
+        raise UsageError(f"unknown role {role!r}",
+                         hint=guess + "choose from " + ", ".join(NOTE_ROLES))
 
 
 def author(repo: Repo) -> str | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from genesis_git.config.settings import Config
 from genesis_git.git.repo import Repo
+from genesis_git.kernel.progress import report, working
 from genesis_git.store import connect as store
 from genesis_git.store import stories as story_rows
 from genesis_git.stories import hooklog
@@ -37,7 +38,13 @@ REVS = ("HEAD", "--branches", "--remotes", "--tags")
 
 def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
             prune: bool = False) -> dict[str, Any]:
-    rules = StoryRules.from_config(config)
+    """Re-derive the stories from git log; the stages are reported as progress."""
+    with working("story rebuild: reading git log"):
+        return _rebuild(conn, repo, StoryRules.from_config(config), prune)
+
+
+def _rebuild(conn: sqlite3.Connection, repo: Repo, rules: StoryRules,
+             prune: bool) -> dict[str, Any]:
     pattern = rules.effective
     commits = walk_commits(repo, REVS) if repo.head_sha() else []
     story_commits = [c for c in commits if not c.is_merge and story_ids(c, pattern)]
@@ -46,8 +53,10 @@ def rebuild(conn: sqlite3.Connection, repo: Repo, config: Config, *,
         if not c.is_merge:
             for sid in skipped_ids(c, rules):
                 skipped[sid] = skipped.get(sid, 0) + 1
+    report("story rebuild: reading the files each story commit changed", 0, len(story_commits))
     changes = changed_files(repo, story_commits)
     reachable = {c.sha for c in commits}
+    report("story rebuild: binding the story commits", 0, len(story_commits))
     with ledger.immediate(conn):
         result = apply(conn, repo, pattern, story_commits, changes,
                        session_for=history_sessions(conn, repo), notes_before_commit=True,

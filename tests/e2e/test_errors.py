@@ -30,7 +30,7 @@ def genesis(*args: str, cwd: Path | None = None,
 
 @pytest.mark.parametrize(("args", "message"), [
     (["search", "foo", "--bogus"], "No such option: --bogus"),
-    (["search"], "Missing argument 'query'"),
+    (["search"], "Missing argument 'QUERY'"),
     (["search", "foo", "-k", "abc"], "'abc' is not a valid int"),
     (["bogus"], "No such command 'bogus'"),
     (["story", "link", "STORY-1"], "Missing option '--type'"),

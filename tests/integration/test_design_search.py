@@ -168,7 +168,8 @@ def test_empty_query_and_bad_top_are_usage_errors(small: Path) -> None:
 
 def test_no_match_gives_no_results(small: Path) -> None:
     assert search(open_library(small), "zebra")["results"] == []
-    assert ok("search", "zebra").stdout == "no results\n"
+    res = design("search", "zebra")
+    assert (res.exit_code, res.stdout, res.stderr) == (1, "", "genesis: no results\n")
 
 
 def test_search_output_modes(small: Path) -> None:
@@ -212,14 +213,14 @@ def test_rag_j_missing_or_corrupt_index_degrades_to_a_warning(small: Path) -> No
     index = small / LIB / "index.json"
     index.unlink()
     res = design("search", "dark", "card")
-    assert res.exit_code == 0
-    assert res.stdout == "no results\n"
-    assert res.stderr.strip() == ("genesis: warning: design library unavailable: "
+    assert res.exit_code == 1  # nothing found
+    assert res.stdout == ""
+    assert res.stderr.strip().splitlines()[0] == ("genesis: warning: design library unavailable: "
                                   ".shared/design-library/index.json is missing (run `genesis "
                                   "design init` to rebuild it from manifest.json)")
     index.write_text('{"tokenizer": "t1"', encoding="utf-8")
     res = design("search", "dark", "--json")
-    assert res.exit_code == 0
+    assert res.exit_code == 1
     data = json.loads(res.stdout)
     assert data["available"] is False and data["results"] == []
     assert "index.json is corrupt" in data["warnings"][0]
@@ -251,8 +252,8 @@ def test_rag_j_missing_or_corrupt_index_degrades_to_a_warning(small: Path) -> No
 
 def test_search_without_a_library_is_a_warning(repo: Path) -> None:
     res = design("search", "card")
-    assert res.exit_code == 0
-    assert res.stderr.strip() == ("genesis: warning: design library unavailable: no design "
+    assert res.exit_code == 1
+    assert res.stderr.strip().splitlines()[0] == ("genesis: warning: design library unavailable: no design "
                                   "library at .shared/design-library (run `genesis design init`)")
 
 

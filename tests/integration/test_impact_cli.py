@@ -97,14 +97,14 @@ def test_prompt_prints_the_assembled_prompt(shop: Path) -> None:
 
 def test_nothing_matches_says_so_with_close_terms(shop: Path) -> None:
     res = impact("custmer adress", "--json")
-    assert res.exit_code == 0
+    assert res.exit_code == 1  # nothing found: grep's 1
     assert json.loads(res.stdout) == {"schema": 1,
                                       "requirement": "custmer adress", "mode": "cross-reference",
                                       "warnings": [], "impacts": [], "files": []}
     assert res.stderr.endswith("genesis: nothing in the index matches 'custmer adress'; close "
                                "terms: address, customer, customer_id\n")
     plain = impact("qwxz")
-    assert plain.exit_code == 0 and plain.stdout == ""
+    assert plain.exit_code == 1 and plain.stdout == ""
     assert plain.stderr.endswith("genesis: nothing in the index matches 'qwxz'\n")
 
 

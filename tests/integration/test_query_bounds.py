@@ -172,7 +172,7 @@ def test_cli_impact_nothing_matches_names_the_query_in_short(repo: Path) -> None
     assert len(query) > MAX_QUERY_CHARS
     proc = subprocess.run([*genesis_cmd(), "impact", "--json", query], capture_output=True,
                           text=True, cwd=repo, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # nothing found
     assert json.loads(proc.stdout)["files"] == []
     lines = proc.stderr.splitlines()
     assert any(line.startswith("genesis: warning: long query") for line in lines)

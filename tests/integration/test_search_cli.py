@@ -121,7 +121,7 @@ def test_markdown_context_block(shop: Path) -> None:
 
 def test_markdown_without_results(shop: Path) -> None:
     res = invoke("zebra", "--markdown")
-    assert res.exit_code == 0
+    assert res.exit_code == 1  # nothing found: grep's and rg's 1
     assert res.stdout.endswith("_no results: no chunk matches the query terms_\n")
     assert "genesis: no results: no chunk matches the query terms" in res.stderr
 
@@ -130,7 +130,7 @@ def test_freshness_and_no_refresh(shop: Path) -> None:
     assert invoke("order").exit_code == 0
     write(shop, "notes.md", "# Pelican\n\npelican sighting\n")
     res = invoke("pelican", "--no-refresh")
-    assert res.exit_code == 0 and res.stdout == ""
+    assert res.exit_code == 1 and res.stdout == ""
     assert res.stderr == "genesis: no results: no chunk matches the query terms\n"
     res = invoke("pelican")
     assert res.stdout.startswith("notes.md:1-3\t")
@@ -155,7 +155,7 @@ def test_filters_on_the_command_line(shop: Path) -> None:
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["", "--json"], 2, 'genesis: error: empty query (say what to look for, e.g. genesis search '
                         '"order table")\n'),
-    (["the of and"], 1, "genesis: error: the query 'the of and' has only stopwords: nothing to "
+    (["the of and"], 2, "genesis: error: the query 'the of and' has only stopwords: nothing to "
                         "search for (add a word that names what you are looking for)\n"),
     (["order", "--type", "FOO"], 2, "genesis: error: unknown --type 'FOO' (valid types: REQ, ARCH,"
                                     " API, DB, UI, CODE, OTHER)\n"),

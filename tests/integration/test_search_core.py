@@ -333,7 +333,7 @@ def test_empty_and_stopword_queries(shop: Path) -> None:
         search(ctx, sid, "the of and 的 了", SearchOptions())
     assert str(err2.value) == ("the query 'the of and 的 了' has only stopwords: nothing to search "
                                "for (add a word that names what you are looking for)")
-    assert err2.value.exit_code == 1
+    assert err2.value.exit_code == 2  # nothing to search for: a usage error
 
 
 def test_files_level_grouping(shop: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from genesis_git.app.workspace import Workspace
 
 
@@ -20,6 +22,13 @@ class Hooks:
         from genesis_git.hooks.install import install
 
         return install(self._ws.repo, follow_hooks_path=follow_hooks_path)
+
+    def install_template(self, template_dir: Path) -> dict[str, Any]:
+        """Write the shims into ``template_dir/hooks`` for the repositories to come (git's
+        ``init.templateDir``); no repository is needed."""
+        from genesis_git.hooks.install import install_template
+
+        return install_template(template_dir)
 
     def uninstall(self) -> dict[str, Any]:
         from genesis_git.hooks.install import uninstall
