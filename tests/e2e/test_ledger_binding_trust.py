@@ -1,0 +1,173 @@
+"""Whose notes bind to which commit, on real clones of a real bare remote with the hooks
+installed: a pending note binds only to a commit made in its own clone; merges and words
+that only look like story ids bind nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from clones import clone, commit, context, env_of, g, gen, make_remote
+from helpers import git, write
+
+pytestmark = pytest.mark.slow
+
+NOTE = "bo: the API keeps the old field for a release"
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    return make_remote(tmp_path)
+
+
+def push(clone_: Path, *args: str) -> None:
+    proc = subprocess.run(["git", "push", "-q", "origin", *args], cwd=clone_, text=True,
+                          capture_output=True, env=env_of())
+    assert proc.returncode == 0, proc.stderr
+
+
+def summaries(ctx: dict) -> list[str]:
+    return [a["summary"] for items in ctx["artifacts"].values() for a in items]
+
+
+def stories(clone_: Path) -> list[str]:
+    return sorted(s["story_id"] for s in json.loads(gen(clone_, "story", "list",
+                                                        "--json").stdout)["stories"])
+
+
+def test_a_pending_note_never_binds_to_a_pulled_commit(remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    bo = clone(remote, tmp_path, "bo")
+    gen(bo, "session", "start", "--doc", "docs/req/orders.md")
+    gen(bo, "session", "note", NOTE, "--role", "decision")
+    # ana has no session: her commit carries no Genesis-Session trailer
+    commit(ana, "app/orders.py", "def total(items):\n    return sum(items) or 0\n",
+           "STORY-1: totals never None")
+    push(ana, "main")
+
+    g(bo, "pull", "-q", "--no-rebase", "origin", "main")
+    for args in (("sync",), ("init",), ("story", "rebuild")):
+        gen(bo, *args)
+        ctx = context(bo, "STORY-1")
+        assert NOTE not in summaries(ctx), args
+        assert "requirement" not in ctx["artifacts"], args  # bo's --doc stays bo's
+    gen(bo, "sync")
+    gen(ana, "sync")
+    assert NOTE not in summaries(context(ana, "STORY-1"))
+
+    # bo's own next story commit takes the note (its post-commit finds no missed commit)
+    commit(bo, "app/api.py", "ROUTES = ['orders']\n", "STORY-2: expose totals")
+    assert NOTE in summaries(context(bo, "STORY-2"))
+    assert NOTE not in summaries(context(bo, "STORY-1"))
+    assert [a["path"] for a in context(bo, "STORY-2")["artifacts"]["requirement"]] == [
+        "docs/req/orders.md"]
+
+
+def test_a_squash_made_on_the_server_binds_no_pending_note(remote: Path,
+                                                           tmp_path: Path) -> None:
+    bo = clone(remote, tmp_path, "bo")
+    gen(bo, "session", "start")
+    sid = json.loads(gen(bo, "session", "status", "--json").stdout)["active"]["id"]
+    gen(bo, "session", "note", NOTE, "--role", "decision")
+    # the hosting service squashes bo's branch: the message keeps bo's session trailer
+    server = clone(remote, tmp_path, "cy", init=False)
+    write(server, "app/squash.py", "X = 1\n")
+    git(server, "add", "-A")
+    git(server, "commit", "-q", "-m", "STORY-3: squashed (#5)",
+        "-m", f"* STORY-3: part one\n\nGenesis-Session: {sid}")
+    git(server, "push", "-q", "origin", "main")
+
+    g(bo, "pull", "-q", "--rebase", "origin", "main")
+    gen(bo, "sync")
+    gen(bo, "story", "rebuild")
+    ctx = context(bo, "STORY-3")
+    assert [f["path"] for f in ctx["files"]] == ["app/squash.py"]  # the commit itself binds
+    assert NOTE not in summaries(ctx)
+    commit(bo, "app/api.py", "ROUTES = []\n", "STORY-4: mine")
+    assert NOTE in summaries(context(bo, "STORY-4"))
+
+
+def test_rebuild_still_recovers_a_note_of_a_commit_made_here(remote: Path,
+                                                              tmp_path: Path) -> None:
+    """A commit made in this clone while the hooks were off still takes its notes."""
+    bo = clone(remote, tmp_path, "bo")
+    gen(bo, "session", "start")
+    gen(bo, "session", "note", NOTE, "--role", "decision")
+    write(bo, "app/api.py", "ROUTES = []\n")
+    g(bo, "add", "-A")
+    subprocess.run(["git", "commit", "-q", "-m", "STORY-5: hooks were off"], cwd=bo,
+                   check=True, env={**env_of(), "GENESIS_HOOKS": "0"})
+    assert "STORY-5" not in stories(bo)
+    gen(bo, "story", "rebuild")
+    assert NOTE in summaries(context(bo, "STORY-5"))
+
+
+def test_a_merge_named_for_a_story_binds_nothing_and_says_so(remote: Path,
+                                                             tmp_path: Path) -> None:
+    bo = clone(remote, tmp_path, "bo")
+    gen(bo, "session", "start")
+    gen(bo, "session", "note", NOTE, "--role", "decision")
+    g(bo, "checkout", "-q", "-b", "feature")
+    write(bo, "app/feature.py", "F = 1\n")
+    g(bo, "add", "-A")
+    g(bo, "commit", "-q", "-m", "wip without an id")
+    g(bo, "checkout", "-q", "main")
+    commit(bo, "app/other.py", "O = 1\n", "tidy")
+    g(bo, "merge", "-q", "--no-ff", "--no-commit", "feature")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "Merge STORY-104 into main"], cwd=bo,
+                          text=True, capture_output=True, env=env_of())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("a merge binds nothing: STORY-104 not bound") == 1, proc.stderr
+    assert "STORY-104" not in stories(bo)
+    commit(bo, "app/api.py", "ROUTES = []\n", "STORY-104: the real work")
+    assert NOTE in summaries(context(bo, "STORY-104"))
+
+
+SUBJECTS = ("Added tests R12-10", "Follow up for PR-28119",
+            "test(solvers): add regression test for GH-4886", "IEC61131-3 conformance",
+            "EN50128-1 wording", "PY-2018.3 <me@DESKTOP Create vcs.xml",
+            "upgrade UTF-8 handling")
+
+
+def test_a_history_without_story_ids_proposes_nothing_and_rebuilds_no_story(
+        remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana", init=False)
+    for i, subject in enumerate(SUBJECTS):
+        commit(ana, f"src/m{i}.py", f"X = {i}\n", subject)
+    for branch in ("PR-1139", "ISSUE-624"):
+        g(ana, "checkout", "-q", "-b", branch, "HEAD~1")
+        commit(ana, f"src/{branch}.py", "Y = 1\n", "work on a branch")
+        g(ana, "checkout", "-q", "main")
+        g(ana, "merge", "-q", "--no-ff", "-m", f"Merge pull request #1306 from user/{branch}",
+          branch)
+    g(ana, "checkout", "-q", "-b", "last", "HEAD~1")
+    commit(ana, "src/last.py", "Z = 1\n", "more work")
+    g(ana, "checkout", "-q", "main")
+    g(ana, "merge", "-q", "--no-ff", "-m", "Merge STORY-104 into main", "last")
+    total = int(g(ana, "rev-list", "--count", "HEAD"))
+    assert total == 1 + len(SUBJECTS) + 6
+    out = json.loads(gen(ana, "init", "--json").stdout)
+    assert out["story_prefixes"] == [] and out["commits_surveyed"] == total
+    (ana / ".genesis.toml").unlink()
+    lines = [ln for ln in gen(ana, "init").stdout.splitlines() if "story ids" in ln]
+    assert lines == [f"story ids in git log: none in the last {total} commits, "
+                     "so no story.prefixes to propose; a commit binds once its subject "
+                     'names a story ("STORY-1: ...")']
+    res = json.loads(gen(ana, "story", "rebuild", "--json").stdout)
+    assert res["created"] == [] and res["story_commits"] == 0
+    assert stories(ana) == []
+
+    # the same rule, once a team does use ids: what init proposes is what binds
+    commit(ana, "src/a.py", "A = 1\n", "SHOP-1: checkout")
+    commit(ana, "src/b.py", "B = 1\n", "[SHOP-2] refund, see GH-4886")
+    out = json.loads(gen(ana, "init", "--json").stdout)
+    assert out["story_prefixes"] == [{"prefix": "SHOP", "commits": 2}]
+    res = json.loads(gen(ana, "story", "rebuild", "--json").stdout)
+    assert sorted(res["created"]) == ["SHOP-1", "SHOP-2"]
+    # a prefix with a digit binds once story.prefixes lists it
+    write(ana, ".genesis.toml", '[story]\nprefixes = ["SHOP", "R12"]\n')
+    res = json.loads(gen(ana, "story", "rebuild", "--json").stdout)
+    assert res["created"] == ["R12-10"]
