@@ -171,3 +171,37 @@ def test_a_history_without_story_ids_proposes_nothing_and_rebuilds_no_story(
     write(ana, ".genesis.toml", '[story]\nprefixes = ["SHOP", "R12"]\n')
     res = json.loads(gen(ana, "story", "rebuild", "--json").stdout)
     assert res["created"] == ["R12-10"]
+
+
+def test_dropped_commits_leave_the_net_files_and_unfetched_ones_are_not_dropped(
+        remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    bo = clone(remote, tmp_path, "bo")
+    kept = commit(ana, "app/a.py", "A = 1\n", "STORY-7: first part")
+    push(ana, "main")
+    dropped = commit(ana, "app/b.py", "B = 1\n", "STORY-7: a try, reset away")
+    g(ana, "reset", "-q", "--hard", "HEAD~1")
+    g(bo, "pull", "-q", "--no-rebase", "origin", "main")
+    theirs = commit(bo, "app/c.py", "C = 1\n", "STORY-7: bo's part")
+    push(bo, "main")
+    gen(ana, "sync")  # the ledger comes, bo's commit itself is not fetched
+    assert g(ana, "cat-file", "-t", theirs, check=False).strip() != "commit"
+
+    ctx = context(ana, "STORY-7")
+    assert [f["path"] for f in ctx["files"]] == ["app/a.py", "app/c.py"]
+    text = gen(ana, "story", "context", "STORY-7").stdout
+    assert "files (2, net):" in text
+    line = {ln.split()[0]: ln for ln in text.splitlines() if ln.startswith("  ")
+            and len(ln.split()) > 1}
+    assert line[dropped[:10]].endswith("(unreachable: rewritten or dropped)")
+    assert line[theirs[:10]].endswith("(not fetched here: `git fetch` brings it)")
+    state = {c["sha"]: (c["reachable"], c["fetched"]) for c in ctx["commits"]}
+    assert state == {kept: (True, True), dropped: (False, True), theirs: (False, False)}
+    res = json.loads(gen(ana, "story", "rebuild", "--json").stdout)
+    assert (res["unreachable"], res["not_fetched"]) == ([dropped], [theirs])
+    res = json.loads(gen(ana, "story", "rebuild", "--prune", "--json").stdout)
+    assert res["pruned"] == 1
+    assert [c["sha"] for c in context(ana, "STORY-7")["commits"]] == [kept, theirs]
+
+    g(ana, "pull", "-q", "--no-rebase", "origin", "main")
+    assert all(c["reachable"] and c["fetched"] for c in context(ana, "STORY-7")["commits"])
