@@ -156,6 +156,25 @@ def history_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
     return resolve
 
 
+def project_id(conn: sqlite3.Connection, repo: GitRepo) -> str:
+    """The ``project_id`` of a story created here, the same in every clone of the
+    repository whatever its folder or remote: ``git:`` and the first 12 hex digits of the
+    history's root commit (the smallest SHA when HEAD has several).  Read once per clone
+    and kept in the store; the folder name only before the first commit."""
+    from genesis_git.store import kv
+
+    where = os.fspath(getattr(repo, "common_dir", repo.git_dir))
+    known = kv.get(conn, "project", where)
+    if known:
+        return known
+    roots = repo.git("rev-list", "--max-parents=0", "HEAD", "--", check=False).decode().split()
+    if not roots:
+        return repo.project_id
+    value = f"git:{min(roots)[:12]}"
+    kv.put(conn, "project", where, value)
+    return value
+
+
 def _iso(ts: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(ts))
 
@@ -175,8 +194,9 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
         sessions = session_for(commit) if session_for else []
         title = title_from_subject(commit.subject, pattern)
         for sid in ids:
-            if ledger.ensure_record(conn, story_id=sid, project_id=repo.project_id, title=title,
-                                    by=commit.author):
+            new = ledger.get_record(conn, sid) is None
+            if ledger.ensure_record(conn, story_id=sid, title=title, by=commit.author,
+                                    project_id=project_id(conn, repo) if new else ""):
                 result.created.append(sid)
             else:
                 ledger.promote(conn, sid)

@@ -205,3 +205,26 @@ def test_dropped_commits_leave_the_net_files_and_unfetched_ones_are_not_dropped(
 
     g(ana, "pull", "-q", "--no-rebase", "origin", "main")
     assert all(c["reachable"] and c["fetched"] for c in context(ana, "STORY-7")["commits"])
+
+
+def test_every_clone_gives_a_story_the_same_project_id(remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    bo = clone(remote, tmp_path, "bo")
+    g(bo, "remote", "remove", "origin")  # no origin: the folder name was the id before
+    root = g(ana, "rev-list", "--max-parents=0", "HEAD").strip()
+    commit(ana, "app/a.py", "A = 1\n", "STORY-8: from ana")
+    commit(bo, "app/b.py", "B = 1\n", "STORY-9: from bo")
+    gen(bo, "story", "set", "STORY-10", "--title", "made by hand")
+    ids = {context(ana, "STORY-8")["story"]["project_id"],
+           context(bo, "STORY-9")["story"]["project_id"],
+           context(bo, "STORY-10")["story"]["project_id"]}
+    assert ids == {f"git:{root[:12]}"}
+    # another history is another project
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    write(other, "x.txt", "x\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "STORY-8: elsewhere")
+    gen(other, "story", "rebuild")
+    assert context(other, "STORY-8")["story"]["project_id"] not in ids | {"other"}
