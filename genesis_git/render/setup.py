@@ -20,9 +20,8 @@ def init_lines(result: dict[str, Any]) -> list[str]:
         out.append(f"story ids in git log: {shown}; to bind only these, set "
                    f"story.prefixes = [{names}] in {result['config']}")
     elif not result["prefixes_set"] and result.get("commits_surveyed"):
-        out.append(f"story ids in git log: none in the last {result['commits_surveyed']} "
-                   "commits, so no story.prefixes to propose; a commit binds once its "
-                   'subject names a story ("STORY-1: ...")')
+        out.append(f"story ids: none in the last {result['commits_surveyed']} commits of "
+                   "git log; nothing to propose")
     if result["share"]:
         out.append("ledger: shared through the git remote"
                    + (" (set now: commit .genesis.toml)" if result["share_set"] else ""))

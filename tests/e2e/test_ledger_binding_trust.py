@@ -153,9 +153,8 @@ def test_a_history_without_story_ids_proposes_nothing_and_rebuilds_no_story(
     assert out["story_prefixes"] == [] and out["commits_surveyed"] == total
     (ana / ".genesis.toml").unlink()
     lines = [ln for ln in gen(ana, "init").stdout.splitlines() if "story ids" in ln]
-    assert lines == [f"story ids in git log: none in the last {total} commits, "
-                     "so no story.prefixes to propose; a commit binds once its subject "
-                     'names a story ("STORY-1: ...")']
+    assert lines == [f"story ids: none in the last {total} commits of git log; "
+                     "nothing to propose"]
     res = json.loads(gen(ana, "story", "rebuild", "--json").stdout)
     assert res["created"] == [] and res["story_commits"] == 0
     assert stories(ana) == []
