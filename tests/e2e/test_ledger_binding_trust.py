@@ -66,6 +66,26 @@ def test_a_pending_note_never_binds_to_a_pulled_commit(remote: Path, tmp_path: P
         "docs/req/orders.md"]
 
 
+def test_a_rebase_onto_upstream_brings_commits_that_bind_no_note(remote: Path,
+                                                                  tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    bo = clone(remote, tmp_path, "bo")
+    commit(bo, "app/wip.py", "W = 1\n", "wip: no story yet")
+    gen(bo, "session", "start")
+    gen(bo, "session", "note", NOTE, "--role", "decision")
+    commit(ana, "app/orders.py", "def total(items):\n    return sum(items) or 0\n",
+           "STORY-1: totals never None")
+    push(ana, "main")
+    g(bo, "pull", "-q", "--rebase", "origin", "main")  # bo's wip is replayed on ana's
+    assert g(bo, "log", "-1", "--format=%s", "HEAD~1").strip() == "STORY-1: totals never None"
+    gen(bo, "sync")
+    gen(bo, "story", "rebuild")
+    assert NOTE not in summaries(context(bo, "STORY-1"))
+    commit(bo, "app/api.py", "ROUTES = []\n", "STORY-2: mine")
+    assert NOTE in summaries(context(bo, "STORY-2"))
+    assert NOTE not in summaries(context(bo, "STORY-1"))
+
+
 def test_a_squash_made_on_the_server_binds_no_pending_note(remote: Path,
                                                            tmp_path: Path) -> None:
     bo = clone(remote, tmp_path, "bo")
