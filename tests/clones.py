@@ -49,6 +49,7 @@ def comparable(ctx: dict) -> dict:
     out = json.loads(json.dumps(ctx))
     for c in out["commits"]:
         c.pop("reachable", None)
+        c.pop("fetched", None)
     for items in out["artifacts"].values():
         for a in items:
             for key in ("id", "doc_id", "shared"):

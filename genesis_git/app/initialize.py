@@ -14,25 +14,33 @@ from genesis_git.config.settings import CONFIG_FILE, default_config_text, load_c
 from genesis_git.git.repo import Repo, find_repo
 from genesis_git.kernel.errors import GenesisError
 from genesis_git.store.connect import connect, store_path
+from genesis_git.stories.commits import StoryRules
 from genesis_git.stories.ledger.sync import Binder
 
 
-def history_prefixes(repo: Repo, limit: int = 5000, top: int = 5) -> list[dict[str, Any]]:
-    """The most frequent story-id prefixes in the last ``limit`` commits (the default
-    pattern without the never-binding tokens), so that ``init`` can propose
-    ``story.prefixes``."""
+def history_prefixes(repo: Repo, rules: StoryRules | None = None, limit: int = 5000,
+                     top: int = 5) -> tuple[list[dict[str, Any]], int]:
+    """The most frequent story-id prefixes in the last ``limit`` commits of HEAD and the
+    number of commits read, so that ``init`` can propose ``story.prefixes``.  An id counts
+    exactly when it would bind (:func:`genesis_git.stories.commits.story_ids`, with the
+    repository's pattern and ignore list): never from a merge, nor from a ``Merge …``
+    subject, a standard's number (``IEC61131-3``) or a hosting number (``GH-4886``)."""
     from collections import Counter
 
-    from genesis_git.stories.commits import StoryRules, log_commits, story_ids
+    from genesis_git.stories.commits import log_commits, story_ids
 
     if repo.head_sha() is None:
-        return []
-    pattern = StoryRules().effective
+        return [], 0
+    base = rules or StoryRules()
+    pattern = StoryRules(base.pattern, (), base.ignore).effective
     counts: Counter[str] = Counter()
+    scanned = 0
     for commit in log_commits(repo, ["HEAD"], ("-n", str(limit))):
-        for sid in story_ids(commit, pattern):
-            counts[sid.rsplit("-", 1)[0]] += 1
-    return [{"prefix": p, "commits": n} for p, n in counts.most_common(top)]
+        scanned += 1
+        for prefix in dict.fromkeys(sid.rsplit("-", 1)[0]
+                                    for sid in story_ids(commit, pattern)):
+            counts[prefix] += 1
+    return [{"prefix": p, "commits": n} for p, n in counts.most_common(top)], scanned
 
 
 PYPROJECT = "pyproject.toml"
@@ -160,8 +168,10 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
     config_created = write_config(cfg_path, table)
     share_set = enable_share(cfg_path, table) if share else False
     config = load_config(repo.root)  # fail now, with one line, on a broken config
+    found, scanned = history_prefixes(repo, StoryRules.from_config(config))
     result: dict[str, Any] = {
-        "story_prefixes": history_prefixes(repo),
+        "story_prefixes": found,
+        "commits_surveyed": scanned,
         "prefixes_set": list(config.settings.story.prefixes),
         "repository": str(repo.root),
         "store": str(db),

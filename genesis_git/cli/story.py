@@ -213,7 +213,8 @@ def bind(
 @app.command()
 def rebuild(
     prune: Annotated[bool, typer.Option(
-        "--prune", help="Also drop linked commits that no branch, remote or tag reaches.")] = False,
+        "--prune", help="Also drop linked commits that this clone holds and no branch, "
+                        "remote or tag reaches (never one not fetched yet).")] = False,
     from_scratch: Annotated[bool, typer.Option(
         "--from-scratch", help="Move the store aside (a damaged one, say), start a new one with "
                                "the ledger rows that can still be read, and rebuild from git.")

@@ -176,9 +176,11 @@ class StorySettings:
     pattern: str = setting(DEFAULT_STORY_PATTERN,
                            "regular expression of a story id in commit messages", regex)
     prefixes: tuple[str, ...] = setting(
-        [], 'when non-empty, only ids with these prefixes bind, e.g. ["STORY", "SHOP"]')
+        [], 'when non-empty, only ids with these prefixes bind, e.g. ["STORY", "SHOP"]; '
+            'a prefix with a digit (R12) binds only when listed')
     ignore: tuple[str, ...] = setting(
-        [], "prefixes that never bind, on top of the built-in list (UTF, SHA, ISO, RFC, CVE, ...)")
+        [], "prefixes that never bind, on top of the built-in list (UTF, SHA, ISO, RFC, CVE, GH, "
+            "PR, ...)")
     require_story: bool = setting(False, "commit-msg rejects messages without a story id")
     session_trailer: str = setting(
         "story", '"story" (add Genesis-Session to commits that name a story), "always" or "never"',

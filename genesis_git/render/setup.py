@@ -23,6 +23,9 @@ def init_lines(result: dict[str, Any]) -> list[str]:
         out.append(f"story ids in git log: {shown}; to bind only these, set "
                    f"story.prefixes = [{names}] in {result['config']}"
                    + (f" [{result['config_table']}.story]" if table else ""))
+    elif not result["prefixes_set"] and result.get("commits_surveyed"):
+        out.append(f"story ids: none in the last {result['commits_surveyed']} commits of "
+                   "git log; nothing to propose")
     if result["share"]:
         out.append("ledger: shared through the git remote"
                    + (f" (set now: commit {PurePath(result['config']).name})"

@@ -83,6 +83,9 @@ def rebuild_lines(res: dict[str, Any]) -> list[str]:
     if res["unreachable"]:
         out.append(f"{len(res['unreachable'])} linked commits are no longer reachable "
                    "(`genesis story rebuild --prune` drops them)")
+    if res.get("not_fetched"):
+        out.append(f"{len(res['not_fetched'])} linked commits are not fetched here "
+                   "(`git fetch` brings them)")
     if res["pruned"]:
         out.append(f"pruned {res['pruned']} unreachable commits")
     if res["skipped"]:
@@ -99,7 +102,11 @@ def rebuild_lines(res: dict[str, Any]) -> list[str]:
 # -- a story's context ---------------------------------------------------------------
 
 def _gone(c: dict[str, Any]) -> str:
-    return "  (unreachable: rewritten or dropped)" if c.get("reachable") is False else ""
+    if c.get("reachable") is not False:
+        return ""
+    if c.get("fetched") is False:
+        return "  (not fetched here: `git fetch` brings it)"
+    return "  (unreachable: rewritten or dropped)"
 
 
 def artifact_body(a: dict[str, Any]) -> str:

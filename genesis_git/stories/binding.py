@@ -30,6 +30,8 @@ from genesis_git.stories.commits import (
     Change,
     CommitInfo,
     changed_files,
+    ids_in_text,
+    is_merge_subject,
     parse_log,
     read_commits,
     story_ids,
@@ -97,12 +99,33 @@ def worktree_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
     return resolve
 
 
+# reflog actions that make a commit in this clone (not: pull, merge, rebase, reset, clone)
+MADE_HERE_ACTIONS = ("commit", "cherry-pick", "revert")
+
+
+def made_here(repo: GitRepo) -> set[str]:
+    """The commits made in this clone: those HEAD's or a local branch's reflog records as
+    made by ``git commit`` (amend included), ``cherry-pick`` or ``revert``.  A commit that
+    arrived by fetch, pull, a rebase onto upstream or a squash merge on the server is in
+    no such entry, so no pending note binds to it."""
+    out = repo.git("log", "-g", "--format=%H %gs", "HEAD", "--branches", "--", check=False)
+    found = set()
+    for line in out.decode("utf-8", "replace").splitlines():
+        sha, _, action = line.partition(" ")
+        if action.startswith(MADE_HERE_ACTIONS):
+            found.add(sha)
+    return found
+
+
 def history_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
-    """``story rebuild``: the session of the trailer, and sessions with pending notes whose
-    branch holds the commit (any commit when the branch is gone or unknown) unless the
-    commit's trailer names a session of another worktree."""
+    """``story rebuild`` and ``genesis sync``: pending notes bind only to a commit made in
+    this clone (:func:`made_here`) and, when its ``Genesis-Session`` trailer names a
+    session, only that session's; without a trailer, the sessions with pending notes whose
+    branch holds the commit (any commit when the branch is gone or unknown).  A commit
+    that came from elsewhere binds its files and its link, never a note of this clone."""
     pending = session_rows.all_with_pending_notes(conn)
     reach: dict[str, set[str] | None] = {}
+    own_commits: set[str] | None = None
 
     def reachable(branch: str | None) -> set[str] | None:
         if not branch:
@@ -113,7 +136,14 @@ def history_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
         return reach[branch]
 
     def resolve(commit: CommitInfo) -> list[sqlite3.Row]:
+        nonlocal own_commits
+        if own_commits is None:
+            own_commits = made_here(repo)
+        if commit.sha not in own_commits:
+            return []
         own = ledger.session_row(conn, commit.session_id) if commit.session_id else None
+        if commit.session_id and own is None:
+            return []  # the session of another clone
         out = [own] if own is not None else []
         for s in pending:
             if own is not None and (s["id"] == own["id"] or s["worktree"] != own["worktree"]):
@@ -124,6 +154,25 @@ def history_sessions(conn: sqlite3.Connection, repo: GitRepo) -> SessionsFor:
         return out
 
     return resolve
+
+
+def project_id(conn: sqlite3.Connection, repo: GitRepo) -> str:
+    """The ``project_id`` of a story created here, the same in every clone of the
+    repository whatever its folder or remote: ``git:`` and the first 12 hex digits of the
+    history's root commit (the smallest SHA when HEAD has several).  Read once per clone
+    and kept in the store; the folder name only before the first commit."""
+    from genesis_git.store import kv
+
+    where = os.fspath(getattr(repo, "common_dir", repo.git_dir))
+    known = kv.get(conn, "project", where)
+    if known:
+        return known
+    roots = repo.git("rev-list", "--max-parents=0", "HEAD", "--", check=False).decode().split()
+    if not roots:
+        return repo.project_id
+    value = f"git:{min(roots)[:12]}"
+    kv.put(conn, "project", where, value)
+    return value
 
 
 def _iso(ts: int) -> str:
@@ -145,8 +194,9 @@ def apply(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commits: Sequen
         sessions = session_for(commit) if session_for else []
         title = title_from_subject(commit.subject, pattern)
         for sid in ids:
-            if ledger.ensure_record(conn, story_id=sid, project_id=repo.project_id, title=title,
-                                    by=commit.author):
+            new = ledger.get_record(conn, sid) is None
+            if ledger.ensure_record(conn, story_id=sid, title=title, by=commit.author,
+                                    project_id=project_id(conn, repo) if new else ""):
                 result.created.append(sid)
             else:
                 ledger.promote(conn, sid)
@@ -231,11 +281,20 @@ def head_commit(repo: GitRepo) -> CommitInfo | None:
 
 def post_commit(repo: GitRepo, rules: StoryRules, open_store: OpenStore,
                 warn: Callable[[str], None] | None = None) -> BindResult | None:
-    """Bind HEAD.  Nothing happens during a rebase, for a merge, or without a story id."""
+    """Bind HEAD.  Nothing happens during a rebase, for a merge, or without a story id; a
+    merge or a ``Merge …`` subject that names a story says, with ``warn``, that it bound
+    nothing (its notes wait for the next story commit)."""
     if in_rebase(repo):
         return None
     commit = head_commit(repo)
-    if commit is None or commit.is_merge:
+    if commit is None:
+        return None
+    if commit.is_merge or is_merge_subject(commit.subject):
+        named = ids_in_text(commit.subject, rules.effective)
+        if named and warn:
+            warn(f"note: a merge binds nothing: {', '.join(named)} not bound here; pending "
+                 "notes wait for the next story commit (or `genesis story bind "
+                 f"{named[0]}`)")
         return None
     pattern = rules.effective
     if not story_ids(commit, pattern):
@@ -265,7 +324,8 @@ def bind_commit(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit: C
 def missed_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit: CommitInfo,
                    sessions: Sequence[sqlite3.Row], limit: int = 200) -> list[CommitInfo]:
     """Story commits before ``commit`` (oldest first) made after the oldest unbound note of
-    ``sessions`` and not by another session: the commits that should have bound those notes
+    ``sessions``, made in this clone and not by another session: the commits that should
+    have bound those notes
     when their hooks were skipped (``--no-verify`` skips none, but a client without genesis,
     a read-only store or no session at the time do).  No git call without such notes."""
     if not sessions or not commit.parents:
@@ -279,6 +339,9 @@ def missed_commits(conn: sqlite3.Connection, repo: GitRepo, pattern: str, commit
     known = set(ids)
     found = [c for c in parse_log(out)
              if (c.session_id is None or c.session_id in known) and story_ids(c, pattern)]
+    if found:  # only commits made here: never one that a pull or a rebase brought
+        own = made_here(repo)
+        found = [c for c in found if c.sha in own]
     if found:  # a commit the ledger links had its hook run: what is pending came later
         linked = story_rows.linked_among(conn, [c.sha for c in found])
         found = [c for c in found if c.sha not in linked]

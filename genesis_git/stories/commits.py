@@ -51,11 +51,15 @@ NON_STORY_PREFIXES = (
     "ISO", "IEC", "IEEE", "ANSI", "DIN", "EN", "ECMA", "ES", "RFC", "PEP", "JSR", "WCAG",
     "CVE", "CWE", "GHSA", "OWASP", "HTTP", "TLS", "SSL", "IPV", "X86", "ARM", "AMD64",
     "GPT", "COVID",
+    # numbers of the hosting service, not stories: GitHub issues and pull requests,
+    # GitLab merge requests (``Follow up for PR-28119``, ``test for GH-4886``)
+    "GH", "PR", "MR",
 )
 # characters that glue to an id: ASCII letters, digits, "_" and "-" (CJK text does not)
 _GLUE = "0-9A-Za-z_-"
 STORY_TRAILER = "story"
-EXEMPT_PREFIXES = ("Merge ", 'Revert "', "fixup! ", "squash! ", "amend! ")
+MERGE_PREFIX = "Merge "
+EXEMPT_PREFIXES = (MERGE_PREFIX, 'Revert "', "fixup! ", "squash! ", "amend! ")
 
 _FIELDS = ("%H", "%P", "%an", "%ae", "%aI", "%ct", "%s", "%(trailers:only,unfold)", "%B")
 LOG_FORMAT = "%x1f".join(_FIELDS)
@@ -119,6 +123,10 @@ def effective_pattern(pattern: str, prefixes: Iterable[str] = (),
         out += f"(?=(?:{_alternation(prefixes)})[^0-9A-Za-z])"
     if ignore:
         out += f"(?!(?:{_alternation(ignore)})[^0-9A-Za-z])"
+    if not prefixes:
+        # a prefix with a digit names a standard or a version (IEC61131-3, EN50128-1,
+        # R12-10): an id only when story.prefixes lists it
+        out += "(?![A-Za-z]*[0-9][0-9A-Za-z]*-)"
     return f"{out}(?:{pattern})"
 
 
@@ -261,10 +269,10 @@ def _regex(kind: str, pattern: str) -> re.Pattern[str]:
         import re
 
         if kind == "id":
-            _CACHE[key] = re.compile(rf"(?<![{_GLUE}])(?:{pattern})(?![{_GLUE}])")
+            _CACHE[key] = re.compile(rf"(?<![{_GLUE}])(?:{pattern})(?![{_GLUE}]|\.\d)")
         else:  # ids that open a line: STORY-12: …, [STORY-12] …, 【STORY-12】…, STORY-1：…
             _CACHE[key] = re.compile(
-                rf"^\s*[\[(【［（〔]?\s*((?:{pattern}))(?![{_GLUE}])\s*[\])】］）〕]?\s*"
+                rf"^\s*[\[(【［（〔]?\s*((?:{pattern}))(?![{_GLUE}]|\.\d)\s*[\])】］）〕]?\s*"
                 rf"[:,;/\-–—：，；、]?\s*")
     return _CACHE[key]
 
@@ -297,9 +305,18 @@ def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def is_merge_subject(subject: str) -> bool:
+    """``Merge pull request #1306 from user/PR-1139``, ``Merge branch 'STORY-4'``,
+    ``Merge STORY-104 into main``: what follows names branches, never a story."""
+    return subject.lstrip().startswith(MERGE_PREFIX)
+
+
 def collect_ids(subject: str, body_lines: Iterable[str], story_values: Iterable[str],
-         pattern: str) -> list[str]:
-    found = ids_in_text(subject, pattern)
+                pattern: str) -> list[str]:
+    """The one rule for what names a story (the hooks, ``story rebuild``, ``genesis sync``
+    and the prefixes ``genesis init`` proposes all use it): ids in the subject unless it is
+    a merge subject, ids that open a body line, ``Story:`` trailer values."""
+    found = [] if is_merge_subject(subject) else ids_in_text(subject, pattern)
     for line in body_lines:
         found.extend(head_ids(line, pattern)[0])
     exact = _compiled(pattern)
@@ -311,7 +328,10 @@ def collect_ids(subject: str, body_lines: Iterable[str], story_values: Iterable[
 
 
 def story_ids(commit: CommitInfo, pattern: str) -> list[str]:
-    """Story ids of a commit: the subject, ids that open a body line, ``Story:`` trailers."""
+    """Story ids of a commit: the subject, ids that open a body line, ``Story:`` trailers;
+    none for a merge commit (it binds nothing: what it brings was bound by its own commits)."""
+    if commit.is_merge:
+        return []
     return collect_ids(commit.subject, commit.message.splitlines()[1:],
                 commit.trailer_values(STORY_TRAILER), pattern)
 

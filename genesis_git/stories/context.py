@@ -1,7 +1,9 @@
 """``genesis story context``: the whole increment of a story, without its original session.
 
-Sections, in order: the record; the commits (SHA, date, author, subject); the
-net changed files (a file added and then removed nets to nothing); the
+Sections, in order: the record; the commits (SHA, date, author, subject; whether
+this clone has fetched each and whether it is still reachable); the net changed
+files (a file added and then removed nets to nothing; the files of a commit that
+was rewritten or dropped here do not count); the
 artifacts grouped by role, the requirement first; the links; and, on request,
 the most relevant chunks of the current index for the story's text.
 """
@@ -61,8 +63,12 @@ def net_files(changes: list[tuple[str, str]]) -> list[dict[str, str]]:
 
 
 def _files(conn: sqlite3.Connection, story_id: str, commits: list[dict[str, Any]]) -> list[dict]:
+    """The net files of the story's commits but those this clone holds and no ref reaches
+    (rewritten or dropped: their changes are not in the history any more)."""
     order = {c["sha"]: i for i, c in enumerate(commits)}
-    rows = story_rows.commit_files(conn, story_id, ledger.COMMIT_SOURCE)
+    gone = {c["sha"] for c in commits if c.get("reachable") is False and c.get("fetched")}
+    rows = [r for r in story_rows.commit_files(conn, story_id, ledger.COMMIT_SOURCE)
+            if r["doc_id"] not in gone]
     rows.sort(key=lambda r: (order.get(r["doc_id"], len(order)), r["id"]))
     return net_files([(r["path"], r["change_type"]) for r in rows])
 
@@ -108,6 +114,17 @@ def reachable(repo: Repo, shas: list[str]) -> dict[str, bool]:
     return out
 
 
+def fetched(repo: Repo, shas: list[str]) -> set[str]:
+    """The commits whose objects this clone holds (one ``git cat-file`` call): a commit a
+    teammate made and pushed is not here until it is fetched, which is not a rewrite."""
+    if not shas:
+        return set()
+    out = repo.git("cat-file", "--batch-check=%(objectname) %(objecttype)",
+                   input="".join(f"{sha}\n" for sha in shas).encode(), check=False)
+    return {ln.split()[0] for ln in out.decode("utf-8", "replace").splitlines()
+            if ln.endswith(" commit")}
+
+
 def run_ok(repo: Repo, *args: str) -> bool:
     from genesis_git.git.repo import run_git
 
@@ -117,7 +134,9 @@ def run_ok(repo: Repo, *args: str) -> bool:
 def build_context(conn: sqlite3.Connection, story_id: str, *, with_code: int = 0,
                   code_search: CodeSearch | None = None,
                   repo: Repo | None = None) -> dict[str, Any]:
-    """The story's context; with ``repo``, each commit says whether it is still reachable.
+    """The story's context; with ``repo``, each commit says whether this clone holds it
+    (``fetched``) and whether a ref reaches it (``reachable``); the net files leave out
+    the commits held here that no ref reaches.
 
     ``with_code`` adds the most relevant chunks that ``code_search`` finds for the story's
     text: the search of the story's own repository (see :func:`search_code`), never the
@@ -125,9 +144,12 @@ def build_context(conn: sqlite3.Connection, story_id: str, *, with_code: int = 0
     row = ledger.require_record(conn, story_id)
     commits = _commits(conn, story_id)
     if repo is not None:
-        held = reachable(repo, [c["sha"] for c in commits])
+        shas = [c["sha"] for c in commits]
+        here = fetched(repo, shas)
+        held = reachable(repo, [sha for sha in shas if sha in here])
         for c in commits:
-            c["reachable"] = held[c["sha"]]
+            c["reachable"] = held.get(c["sha"], False)
+            c["fetched"] = c["sha"] in here
     ctx: dict[str, Any] = {
         "story": ledger.record_dict(row),
         "commits": commits,

@@ -8,7 +8,8 @@ only in the ledger (notes, decisions, risks, the requirement, manual links).
 It also recovers from hooks that failed or did not run: a note still pending
 binds to the first story commit made after it was written by its session (the
 ``Genesis-Session`` trailer) or, without a trailer, on the session's branch.  Linked commits that are no longer reachable (an old SHA
-whose rewrite was missed) are counted, and removed with ``prune=True``.
+whose rewrite was missed) are counted, and removed with ``prune=True``; a linked commit
+this clone does not hold (a teammate's, not fetched yet) is neither, only counted.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from genesis_git.stories.commits import (
     story_ids,
     walk_commits,
 )
+from genesis_git.stories.context import fetched
 
 REVS = ("HEAD", "--branches", "--remotes", "--tags")
 
@@ -62,7 +64,11 @@ def _rebuild(conn: sqlite3.Connection, repo: Repo, rules: StoryRules,
                        session_for=history_sessions(conn, repo), notes_before_commit=True,
                        result=BindResult())
         linked = story_rows.linked_commits(conn)
-        stale = [sha for sha in linked if sha not in reachable]
+        missing = [sha for sha in linked if sha not in reachable]
+        held = fetched(repo, missing)
+        # a teammate's commit not fetched yet is not stale: only what this clone holds
+        stale = [sha for sha in missing if sha in held]
+        not_fetched = [sha for sha in missing if sha not in held]
         pruned = 0
         if prune:
             for sha in stale:  # unreachable here, maybe not in a teammate's clone: local only
@@ -78,6 +84,7 @@ def _rebuild(conn: sqlite3.Connection, repo: Repo, rules: StoryRules,
         "files_added": result.files,
         "notes_bound": result.notes,
         "unreachable": [] if prune else stale,
+        "not_fetched": not_fetched,
         "pruned": pruned,
         "failures_cleared": cleared,
         "skipped": dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0]))),

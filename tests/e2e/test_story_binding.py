@@ -98,7 +98,7 @@ def test_late_binding_end_to_end(repo: Path, genesis_env: Path,
     assert ctx["commits"] == [{
         "sha": sha, "short": sha[:10], "date": git(repo, "log", "-1", "--format=%aI").strip(),
         "author": "Test User <test@example.com>", "subject": "STORY-12: add a discount code",
-        "reachable": True}]
+        "reachable": True, "fetched": True}]
     assert ctx["files"] == [{"path": "README.md", "change": "removed"},
                             {"path": "db/schema.sql", "change": "updated"},
                             {"path": "src/shop/discount.py", "change": "added"}]

@@ -52,10 +52,11 @@ class Stories:
             title: str | None = None) -> tuple[dict[str, Any], bool]:
         """Set a story's status and/or title: ``(record, created)``."""
         from genesis_git.stories.artifacts import author
+        from genesis_git.stories.binding import project_id
         from genesis_git.stories.tables import set_record
 
         ctx = self._ws.caught_up()
-        rec, created = set_record(ctx.conn, ctx.repo.project_id, story_id, status=status,
+        rec, created = set_record(ctx.conn, project_id(ctx.conn, ctx.repo), story_id, status=status,
                                   title=title, by=author(ctx.repo))
         return rec, bool(created)
 
