@@ -243,13 +243,16 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
         from pathlib import Path
 
         from genesis_git.config.settings import load_config
-        from genesis_git.stories.ledger.sync import remotes, sync
+        from genesis_git.stories.ledger.sync import ledger_remotes, remotes, sync
 
         config = load_config(Path(repo.root))
         if not config.settings.ledger.share or not os.path.exists(store_path(repo)):
             return 0
-        if remote not in remotes(repo.root):
+        names = remotes(repo.root)
+        if remote not in names:
             return 0  # a push to a URL: no remote to keep the ledger's copy under
+        if remote not in ledger_remotes(repo.root, config, names):
+            return 0  # the ledger goes only to the remotes named by `genesis init --share`
         timeout = base.ENV_PREPUSH_TIMEOUT.number()
         conn = open_store(repo)
         try:

@@ -40,4 +40,23 @@ def status_lines(st: dict[str, Any]) -> list[str]:
                    f"{', '.join(st['inactive'])}")
     if st["disabled_by_env"]:
         out.append("note: GENESIS_HOOKS=0 is set, the hooks do nothing")
+    if "ledger" in st:
+        out.append(ledger_line(st["ledger"]))
     return out
+
+
+def ledger_line(led: dict[str, Any]) -> str:
+    """Where the story ledger is pushed: which remotes get it, and which never do."""
+    if led.get("error"):
+        return f"ledger: unknown, the configuration cannot be read ({led['error']})"
+    if not led["share"]:
+        return "ledger: not shared, it stays in this clone (`genesis init --share` shares it)"
+    if not led["remotes"]:
+        return ("ledger: shared, but no remote gets it (no origin; name one with "
+                "`genesis init --share --remote NAME`)")
+    names = ", ".join(r + (" (not a remote here)" if r in led["missing"] else "")
+                      for r in led["remotes"])
+    line = f"ledger: pushed to {names}"
+    if led["others"]:
+        line += f"; never to {', '.join(led['others'])}"
+    return line

@@ -20,7 +20,8 @@ def init_lines(result: dict[str, Any]) -> list[str]:
         out.append(f"story ids in git log: {shown}; to bind only these, set "
                    f"story.prefixes = [{names}] in {result['config']}")
     if result["share"]:
-        out.append("ledger: shared through the git remote"
+        to = ", ".join(result.get("share_remotes") or []) or "no remote yet"
+        out.append(f"ledger: shared through the git remote ({to})"
                    + (" (set now: commit .genesis.toml)" if result["share_set"] else ""))
     synced = result["sync"]
     if synced and synced["remote"]:
