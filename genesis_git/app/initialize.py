@@ -111,16 +111,16 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
         from genesis_git.kernel.errors import UsageError
 
         raise UsageError("--remote names where the ledger is shared: give it with --share")
+    cfg_path = repo.root / CONFIG_FILE
+    wanted = share_remotes(repo, cfg_path, share_with or []) if share else []
     db = store_path(repo)
     store_created = not db.exists()
     connect(db).close()
-    cfg_path = repo.root / CONFIG_FILE
     config_created = False
     if not cfg_path.exists():
         cfg_path.write_text(default_config_text(), encoding="utf-8")
         config_created = True
-    share_set = (enable_share(cfg_path, share_remotes(repo, cfg_path, share_with or []))
-                 if share else False)
+    share_set = enable_share(cfg_path, wanted) if share else False
     config = load_config(repo.root)  # fail now, with one line, on a broken config
     result: dict[str, Any] = {
         "story_prefixes": history_prefixes(repo),
