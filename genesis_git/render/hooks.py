@@ -24,7 +24,8 @@ def uninstall_lines(result: dict[str, Any]) -> list[str]:
 
 
 def status_lines(st: dict[str, Any]) -> list[str]:
-    """The hooks folder, each hook's state (its manager, its Python), then notes."""
+    """The hooks folder, each hook's state (its manager, its Python), where the ledger is
+    pushed, then notes."""
     out = [f"hooks folder: {st['dir']}" + (f" (core.hooksPath = {st['hooks_path']})"
                                            if st["hooks_path"] else "")]
     for h in st["hooks"]:
@@ -35,13 +36,13 @@ def status_lines(st: dict[str, Any]) -> list[str]:
         if h["state"] != "missing" and not h["executable"]:
             line += "  (not executable)"
         out.append(line)
+    if "ledger" in st:
+        out.append(ledger_line(st["ledger"]))
     if st["inactive"]:
         out.append("note: genesis hooks in the default folder are not run: "
                    f"{', '.join(st['inactive'])}")
     if st["disabled_by_env"]:
         out.append("note: GENESIS_HOOKS=0 is set, the hooks do nothing")
-    if "ledger" in st:
-        out.append(ledger_line(st["ledger"]))
     return out
 
 
