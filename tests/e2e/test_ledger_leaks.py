@@ -118,6 +118,28 @@ def test_init_share_names_the_remotes_and_only_they_get_the_ledger(tmp_path: Pat
     assert "ledger: pushed to backup; never to origin" in status
 
 
+def test_a_named_remote_that_is_missing_gets_nothing_and_origin_neither(
+        remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    (ana / ".genesis.toml").write_text('[ledger]\nshare = true\nremotes = ["backup"]\n',
+                                       encoding="utf-8")
+    gen(ana, "session", "note", "for the backup remote only")
+    commit(ana, "app/orders.py", "def total(items):\n    return sum(items) or 0\n",
+           "STORY-12: totals")
+    push(ana, "origin", "main")
+    synced = gen(ana, "sync")  # no ledger remote here: origin is fetched, never pushed
+    assert synced.stderr.splitlines()[-1] == (
+        "genesis: origin does not get the ledger ([ledger] remotes = backup): nothing was pushed")
+    assert genesis_refs(remote) == []
+    assert gen(ana, "hooks", "status").stdout.splitlines()[-1] == (
+        "ledger: pushed to backup (not a remote here); never to origin")
+    backup = bare(tmp_path, "backup")
+    g(ana, "remote", "add", "backup", f"file://{backup}")
+    gen(ana, "sync")
+    assert b"for the backup remote only" not in objects(remote)
+    assert b"for the backup remote only" in objects(backup)
+
+
 def test_init_share_without_a_name_writes_the_remote_it_sees(remote: Path,
                                                                tmp_path: Path) -> None:
     ana = clone(remote, tmp_path, "ana", init=False)

@@ -113,7 +113,7 @@ def ledger_remotes(root: str | Path, config: Any,
     init --share``), else ``origin``, else the only remote.  No other remote is ever pushed
     the ledger, whatever the user pushes there.  A named remote that does not exist (now)
     is kept in the list: it gets the ledger once it is added."""
-    named = [r for r in config.settings.ledger.remotes if r.strip()]
+    named = [r.strip() for r in config.settings.ledger.remotes if r.strip()]
     if named:
         return list(dict.fromkeys(named))
     if names is None:
