@@ -113,3 +113,22 @@ def test_entropy() -> None:
 def test_first_secret_over_several_texts() -> None:
     assert first_secret(None, "plain", f"section {GH}") is not None
     assert first_secret(None, "plain", "") is None
+
+
+@pytest.mark.parametrize("unit", ["a.", "a-", "a:", "a://b:", "eyJ-", "eyJa.", "glpat-", "xoxb-",
+                                  "sk-", "-----BEGIN ", "token=", "api_key: ", "https://u:",
+                                  "x@", "'", "ghp_"])
+def test_a_long_adversarial_note_is_checked_in_linear_time(unit: str) -> None:
+    """50 KB made of one repeated piece: a pattern that rescans from every place would take
+    minutes (``a.`` repeated took 500 s before every repetition was bounded)."""
+    import time
+
+    text = unit * (50_000 // len(unit))
+    start = time.perf_counter()
+    find_secrets(text)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_a_secret_after_a_long_note_is_still_found() -> None:
+    assert rules("x " * 100_000 + f"finally {AWS}") == ["aws-access-key"]
+    assert rules("prefix_" * 20 + "API_KEY=" + "9fQ2xZr7LkP0vBn4WmT8") == ["assigned-secret"]

@@ -32,37 +32,42 @@ class Secret:
     end: int
 
 
-# (rule, what it is, pattern): a match of the pattern is a secret
+# (rule, what it is, pattern): a match of the pattern is a secret.  Every repetition is
+# bounded, so that no text (a megabyte of ``a.a.a.``) makes a pattern scan it again from
+# each of its places: the time stays linear in the length of the note.
 _SHAPES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (rule, what, re.compile(pattern)) for rule, what, pattern in (
         ("github-token", "a GitHub token",
-         r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b"),
-        ("github-token", "a GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{40,}\b"),
-        ("gitlab-token", "a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}\b"),
+         r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
+        ("github-token", "a GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{40,255}\b"),
+        ("gitlab-token", "a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,64}"),
         ("aws-access-key", "an AWS access key",
          r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
-        ("slack-token", "a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+        ("slack-token", "a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,255}"),
         ("slack-webhook", "a Slack webhook",
-         r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+"),
-        ("stripe-key", "a Stripe key", r"\b[rs]k_live_[A-Za-z0-9]{20,}\b"),
+         r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]{1,64}/B[A-Za-z0-9_]{1,64}/"
+         r"[A-Za-z0-9_]{8,64}"),
+        ("stripe-key", "a Stripe key", r"\b[rs]k_live_[A-Za-z0-9]{20,255}"),
         ("google-api-key", "a Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
         ("npm-token", "an npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-        ("openai-key", "an OpenAI key", r"\bsk-(?:proj-)?[A-Za-z0-9_-]{32,}"),
+        ("openai-key", "an OpenAI key", r"\bsk-(?:proj-)?[A-Za-z0-9_-]{32,255}"),
         ("jwt", "a JSON Web Token",
-         r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+         r"\beyJ[A-Za-z0-9_-]{8,1024}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8}"),
         ("private-key", "a private key",
-         r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"),
+         r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
     ))
 
 # scheme://user:password@host; the password group is checked against placeholders
-_URL_AUTH = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\"'<>]+:([^\s/?#@\"'<>]+)@"
-                       r"[^\s/?#@\"'<>]")
+_URL_AUTH = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@\"'<>]{1,256}:"
+                       r"([^\s/?#@\"'<>]{1,256})@[^\s/?#@\"'<>]")
 
-# a name that says "secret", an assignment (= : :=, =>), an optional quote, the value
+# a word that says "secret" ending a name, an assignment (= : :=, =>), an optional quote,
+# the value; the rest of the name is read backwards from the word (:func:`_name_before`)
 _KEYWORD = re.compile(
-    r"(?i)\b([A-Za-z0-9_.-]*?(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|pwd|"
-    r"access[_.-]?key|auth[_.-]?key|private[_.-]?key|client[_.-]?secret|credentials?))"
-    r"[\"']?\s*(?::=|=>|=|:)\s*([\"']?)([^\s\"',;]+)\2")
+    r"(?i)(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|pwd|access[_.-]?key|"
+    r"auth[_.-]?key|private[_.-]?key|client[_.-]?secret|credentials?)"
+    r"[\"']?[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}([\"']?)([^\s\"',;]{1,256})\1")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 # a value that only stands for a secret: $VAR, ${VAR}, <password>, {{ x }}, ***, xxx, %s
 _PLACEHOLDER = re.compile(
@@ -105,6 +110,15 @@ def _random_enough(name: str, value: str) -> bool:
     return password or entropy(value) >= MIN_ENTROPY
 
 
+def _name_before(text: str, end: int, limit: int = 64) -> str:
+    """The name characters just before ``end`` (``DB_`` of ``DB_PASSWORD``), at most
+    ``limit`` of them."""
+    start = end
+    while start > 0 and end - start < limit and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    return text[start:end]
+
+
 def find_secrets(text: str) -> list[Secret]:
     """Every secret found in ``text``, in the order of their places (one per place)."""
     found: list[Secret] = []
@@ -114,9 +128,10 @@ def find_secrets(text: str) -> list[Secret]:
         if not _is_placeholder(m[1]):
             found.append(Secret("url-password", "a password in a URL", m.start(1), m.end(1)))
     for m in _KEYWORD.finditer(text):
-        if _random_enough(m[1], m[3]):
-            found.append(Secret("assigned-secret", f"a value assigned to {m[1]!r}",
-                                m.start(3), m.end(3)))
+        name = _name_before(text, m.start()) + text[m.start():m.start(2)].rstrip("\"' \t:=>")
+        if _random_enough(name, m[2]):
+            found.append(Secret("assigned-secret", f"a value assigned to {name!r}",
+                                m.start(2), m.end(2)))
     found.sort(key=lambda s: (s.start, -s.end))
     out: list[Secret] = []
     for s in found:  # a token inside an assignment is one secret, named by its shape
