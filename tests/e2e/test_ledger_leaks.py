@@ -83,6 +83,23 @@ def test_a_second_remote_gets_no_ledger_from_push_or_sync(remote: Path, tmp_path
     assert "ledger: pushed to origin; never to public" in status.splitlines()
 
 
+def test_a_push_that_names_the_ledger_refs_for_another_remote_is_warned(
+        remote: Path, tmp_path: Path) -> None:
+    public = bare(tmp_path, "public")
+    ana = clone(remote, tmp_path, "ana")
+    gen(ana, "session", "note", "a note")
+    commit(ana, "app/orders.py", "x = 1\n", "STORY-12: totals")
+    push(ana, "origin", "main")
+    g(ana, "remote", "add", "public", f"file://{public}")
+    spelled = push(ana, "public", "refs/genesis/ledger:refs/genesis/ledger")
+    assert spelled.stderr.splitlines() == [
+        "genesis: warning: this push sends the story ledger (refs/genesis/ledger) to public, "
+        "which is not in [ledger] remotes (origin)"]
+    assert genesis_refs(public) == ["refs/genesis/ledger"]  # git sends what was named
+    plain = push(ana, "public", "main")
+    assert plain.stderr == ""
+
+
 def test_init_share_names_the_remotes_and_only_they_get_the_ledger(tmp_path: Path) -> None:
     origin = bare(tmp_path, "origin")
     backup = bare(tmp_path, "backup")
