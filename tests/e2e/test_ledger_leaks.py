@@ -284,3 +284,13 @@ def test_a_note_read_from_a_file_or_stdin(tmp_path: Path) -> None:
     notes = json.loads(run_bytes(repo, "session", "artifacts", "--json").stdout)
     assert [a["summary"] for a in notes["artifacts"]] == ["订单 discount_code\nsecond line",
                                                           "从 stdin"]
+
+
+def test_hooks_status_with_a_broken_configuration_still_lists_the_hooks(tmp_path: Path) -> None:
+    repo = tmp_path / "solo"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    (repo / ".genesis.toml").write_text("[ledger\nshare = true\n", encoding="utf-8")
+    out = gen(repo, "hooks", "status")
+    lines = out.stdout.splitlines()
+    assert lines[1] == "  commit-msg    missing"
+    assert lines[-1].startswith("ledger: unknown, the configuration cannot be read (")
