@@ -217,9 +217,13 @@ def test_the_mcp_tool_keeps_a_secret_note_private(remote: Path, tmp_path: Path) 
                                                             "repo": str(ana)}),
                     await client.call_tool("session_note", {"text": f"token {OTHER_TOKEN}",
                                                             "allow_secret": True,
+                                                            "repo": str(ana)}),
+                    await client.call_tool("session_note", {"text": "bad \udcff byte",
                                                             "repo": str(ana)})]
 
-    kept, allowed = anyio.run(drive)
+    kept, allowed, broken = anyio.run(drive)
+    assert broken.is_error
+    assert broken.content[0].text.startswith("the note is not valid UTF-8 (at character 5)")
     assert not kept.is_error and not allowed.is_error
     assert kept.structured_content["private"] is True
     assert kept.structured_content["secret"] == {"rule": "github-token",
