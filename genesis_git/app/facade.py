@@ -74,14 +74,17 @@ class Genesis:
         self.cache = Cache(self.workspace)
         self.mirror = Mirror(self.workspace)
 
-    def init(self, *, share: bool = False) -> dict[str, Any]:
+    def init(self, *, share: bool = False,
+             share_with: list[str] | None = None) -> dict[str, Any]:
         """Create the store and a commented config (``[tool.genesis]`` in an existing
         pyproject.toml, else ``.genesis.toml``; idempotent); ``share`` writes
-        ``[ledger] share = true``.  When sharing is on, the remote's ledger is pulled."""
+        ``[ledger] share = true`` and ``[ledger] remotes`` (``share_with``, default the
+        remote init sees).  When sharing is on, the remote's ledger is pulled."""
         from genesis_git.app.initialize import init_repo
         from genesis_git.stories.catchup import bind_new_commits
 
-        return init_repo(self.workspace.repo.root, share=share, bind=bind_new_commits)
+        return init_repo(self.workspace.repo.root, share=share, share_with=share_with,
+                         bind=bind_new_commits)
 
     def doctor(self) -> list[Finding]:
         """Every check of ``genesis doctor``; a finding's ``status`` is ok, warn or error."""

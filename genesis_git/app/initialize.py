@@ -15,7 +15,7 @@ from genesis_git.git.repo import Repo, find_repo
 from genesis_git.kernel.errors import GenesisError
 from genesis_git.store.connect import connect, store_path
 from genesis_git.stories.commits import StoryRules
-from genesis_git.stories.ledger.sync import Binder
+from genesis_git.stories.ledger.sync import Binder, ledger_remotes
 
 
 def history_prefixes(repo: Repo, rules: StoryRules | None = None, limit: int = 5000,
@@ -104,17 +104,28 @@ def write_config(path: Path, table: str | None) -> bool:
     return True
 
 
-def enable_share(cfg_path: Path, table: str | None = None) -> bool:
-    """Write ``share = true`` into the ``[ledger]`` section of ``cfg_path`` (with ``table``,
-    ``[tool.genesis.ledger]``); ``False`` if it was there.  Only that line changes; a file
-    laid out so that the edit would not hold (an inline table, dotted keys) is left as it is,
-    with one line that says what to write."""
+def _ledger_table(data: Any, table: str | None) -> dict[str, Any]:
+    """The ``[ledger]`` table of parsed settings (with ``table``, ``[tool.genesis.ledger]``)."""
+    for key in [*(table.split(".") if table else ()), "ledger"]:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _set_in_ledger(cfg_path: Path, table: str | None, key: str, value: str) -> bool:
+    """Write ``key = value`` (``value`` as TOML) into the ``[ledger]`` section of
+    ``cfg_path`` (with ``table``, ``[tool.genesis.ledger]``); ``False`` if it said so already.
+    Only that line changes; a file laid out so that the edit would not hold (an inline table,
+    dotted keys) is left as it is, with one line that says what to write."""
     import re
 
     section_name = f"{table}.ledger" if table else "ledger"
     text = cfg_path.read_bytes().decode("utf-8") if cfg_path.exists() else ""
-    if _toml(text) is None:
+    parsed = _toml(text)
+    if parsed is None:
         return False  # not TOML: the config loader says what is wrong with it
+    wanted = (_toml(f"{key} = {value}") or {}).get(key)
+    if _ledger_table(parsed, table).get(key) == wanted:
+        return False
     newline = _newline(text)
     lines = text.splitlines(keepends=True)
     section = None
@@ -125,48 +136,83 @@ def enable_share(cfg_path: Path, table: str | None = None) -> bool:
         if header:
             section = re.sub(r"\s*\.\s*", ".", header.group(1)).replace('"', "")
             continue
-        if section == section_name and re.match(r"share\s*=", bare):
-            if re.match(r"share\s*=\s*true\b", bare):
-                return False
-            lines[i] = "share = true" + newline
+        if section == section_name and re.match(rf"{key}\s*=", bare):
+            lines[i] = f"{key} = {value}" + newline
             done = True
             break
     if not done:
         for i, line in enumerate(lines):
             if line.strip() == f"[{section_name}]":
-                lines.insert(i + 1, "share = true" + newline)
+                lines.insert(i + 1, f"{key} = {value}" + newline)
                 break
         else:
             if lines and not lines[-1].endswith(("\n", "\r")):
                 lines[-1] += newline
             lines += [newline, "# the story ledger is shared through the git remote (genesis sync)"
-                      + newline, f"[{section_name}]" + newline, "share = true" + newline]
+                      + newline, f"[{section_name}]" + newline, f"{key} = {value}" + newline]
     new = "".join(lines)
-    data: Any = _toml(new)
-    for key in [*(table.split(".") if table else ()), "ledger"]:
-        data = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(data, dict) or data.get("share") is not True:
-        raise GenesisError(f"{cfg_path}: cannot turn on sharing in this layout",
-                           hint=f"write share = true under [{section_name}] yourself")
+    if _ledger_table(_toml(new), table).get(key) != wanted:
+        what = "turn on sharing" if key == "share" else f"write {key}"
+        raise GenesisError(f"{cfg_path}: cannot {what} in this layout",
+                           hint=f"write {key} = {value} under [{section_name}] yourself")
     with cfg_path.open("w", encoding="utf-8", newline="") as fh:
         fh.write(new)
     return True
 
 
+def enable_share(cfg_path: Path, table: str | None = None,
+                 remotes: list[str] | None = None) -> bool:
+    """Write ``share = true`` into the settings' ``[ledger]`` section, and ``remotes`` (the
+    remotes that get the ledger) when given; ``False`` if nothing changed."""
+    from genesis_git.config.schema import toml_value
+
+    changed = _set_in_ledger(cfg_path, table, "share", "true")
+    if not remotes:
+        return changed
+    return _set_in_ledger(cfg_path, table, "remotes", toml_value(list(remotes))) or changed
+
+
+def share_remotes(repo: Repo, cfg_path: Path, table: str | None, named: list[str]) -> list[str]:
+    """The remotes ``init --share`` writes: those ``named`` (each must exist), else none when
+    the settings name some already, else the remote init sees (the branch's upstream,
+    ``origin``, the only remote), else none."""
+    from genesis_git.kernel.errors import UsageError
+    from genesis_git.stories.ledger.sync import default_remote, remotes
+
+    have = remotes(repo.root)
+    for name in named:
+        if name not in have:
+            raise UsageError(f"no remote named {name!r}", hint="see `git remote -v`")
+    if named:
+        return list(dict.fromkeys(named))
+    text = cfg_path.read_bytes().decode("utf-8") if cfg_path.exists() else ""
+    if "remotes" in _ledger_table(_toml(text) or {}, table):
+        return []  # the settings name them already
+    seen = default_remote(repo.root, repo.git_dir)
+    return [seen] if seen else []
+
+
 def init_repo(path: Path | str | None = None, *, share: bool = False,
+              share_with: list[str] | None = None,
               sync: bool = True, bind: Binder | None = None) -> dict[str, Any]:
     """The store and the settings (:func:`config_target`: ``.genesis.toml``, or the
     ``[tool.genesis]`` table of an existing pyproject.toml); with ``share``,
-    ``[ledger] share = true``.  When
+    ``[ledger] share = true`` and ``[ledger] remotes`` (``share_with``, default the remote
+    init sees).  When
     sharing is on (now or already), the remote's ledger is pulled into the new store, and
     ``bind`` (given by the core) binds the story commits of the history it brings."""
     repo = find_repo(path)
+    if share_with and not share:
+        from genesis_git.kernel.errors import UsageError
+
+        raise UsageError("--remote names where the ledger is shared: give it with --share")
+    cfg_path, table = config_target(repo.root)
+    wanted = share_remotes(repo, cfg_path, table, share_with or []) if share else []
     db = store_path(repo)
     store_created = not db.exists()
     connect(db).close()
-    cfg_path, table = config_target(repo.root)
     config_created = write_config(cfg_path, table)
-    share_set = enable_share(cfg_path, table) if share else False
+    share_set = enable_share(cfg_path, table, wanted) if share else False
     config = load_config(repo.root)  # fail now, with one line, on a broken config
     found, scanned = history_prefixes(repo, StoryRules.from_config(config))
     result: dict[str, Any] = {
@@ -181,6 +227,7 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
         "config_created": config_created,
         "share": config.settings.ledger.share,
         "share_set": share_set,
+        "share_remotes": ledger_remotes(repo.root, config),
         "sync": None,
     }
     if config.settings.ledger.share and sync:

@@ -230,18 +230,23 @@ def init(
     share: Annotated[bool, typer.Option(
         "--share", help="Share the story ledger through the git remote: writes "
                         "[ledger] share = true into the config (commit it).")] = False,
+    remote: Annotated[list[str] | None, typer.Option(
+        "--remote", metavar="NAME",
+        help="With --share: a remote that gets the ledger, written to [ledger] remotes "
+             "(repeat for several; default: the remote init sees, usually origin).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Create the store and a commented default config (idempotent).
 
     The config is the [tool.genesis] table of an existing pyproject.toml, else
     .genesis.toml (a .genesis.toml that exists is the one used). When the ledger is
-    shared, the remote's ledger is pulled into the store.
+    shared, the remote's ledger is pulled into the store. The ledger is
+    pushed only to the remotes in [ledger] remotes, never to another remote you push to.
     """
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, note
 
-    result = Genesis().init(share=share)
+    result = Genesis().init(share=share, share_with=remote or None)
     if json_out:
         emit_json(result)
         return

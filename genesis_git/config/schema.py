@@ -195,6 +195,9 @@ class LedgerSettings:
                                   "normalised origin URL)")
     share: bool = setting(False, "push the story ledger (refs/genesis/*) to the remote: genesis "
                                  "sync and the pre-push hook (genesis init --share sets it)")
+    remotes: tuple[str, ...] = setting(
+        [], "the git remotes that get the shared ledger; no other remote ever does (genesis "
+            "init --share writes the remote it sees; empty: origin, else the only remote)")
 
 
 @dataclass(frozen=True)

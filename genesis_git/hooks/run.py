@@ -234,22 +234,30 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
 
     Best-effort: any failure is one line on stderr and exit 0, so the user's push
     goes on; ``GENESIS_PREPUSH_TIMEOUT`` (seconds, default 10) bounds the time spent.
-    A push of only ``refs/genesis/*`` (genesis's own) is left alone."""
+    A push of only ``refs/genesis/*`` (genesis's own) is left alone; one that sends them,
+    by the user's own refspec, to a remote that does not get the ledger is one warning."""
     lines = [ln.split() for ln in sys.stdin.read().splitlines() if ln.strip()]
-    if lines and all(len(p) >= 3 and p[2].startswith("refs/genesis/") for p in lines):
-        return 0
+    ledger_refs = [p for p in lines if len(p) >= 3 and p[2].startswith("refs/genesis/")]
     remote = args[0] if args else ""
     try:
         from pathlib import Path
 
         from genesis_git.config.settings import load_config
-        from genesis_git.stories.ledger.sync import remotes, sync
+        from genesis_git.stories.ledger.sync import ledger_remotes, remotes, sync
 
         config = load_config(Path(repo.root))
-        if not config.settings.ledger.share or not os.path.exists(store_path(repo)):
+        if not config.settings.ledger.share:
             return 0
-        if remote not in remotes(repo.root):
-            return 0  # a push to a URL: no remote to keep the ledger's copy under
+        names = remotes(repo.root)
+        shared_to = ledger_remotes(repo.root, config, names)
+        if remote not in shared_to:
+            if ledger_refs:
+                sys.stderr.write(f"genesis: warning: this push sends the story ledger "
+                                 f"({ledger_refs[0][2]}) to {remote}, which is not in [ledger] "
+                                 f"remotes ({', '.join(shared_to) or 'none'})\n")
+            return 0  # the ledger goes only to the remotes named by `genesis init --share`
+        if (lines and len(ledger_refs) == len(lines)) or not os.path.exists(store_path(repo)):
+            return 0
         timeout = base.ENV_PREPUSH_TIMEOUT.number()
         conn = open_store(repo)
         try:

@@ -22,7 +22,8 @@ def append_log(paths: Iterable[str | os.PathLike[str]], entry: str,
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             if rotate_at is not None and os.path.exists(path) and os.path.getsize(path) > rotate_at:
                 os.replace(path, f"{os.fspath(path)}.1")
-            with open(path, "a", encoding="utf-8") as fh:
+            # bytes that were not UTF-8 (an argument, a path) are written escaped
+            with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
                 fh.write(entry)
             return path
         except OSError:

@@ -263,14 +263,19 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
                                                       "to the repository's root).")] = None,
         section: Annotated[str | None, Field(description="The section of that file (a "
                                                          "heading, a symbol).")] = None,
+        allow_secret: Annotated[bool, Field(description="Share the note even if it looks like "
+                                                        "it holds a secret (a token, a key, a "
+                                                        "password).")] = False,
         repo: Repo = None,
     ) -> CallToolResult:
         """Record a note, decision or risk in the session; the next commit whose message names
-        a story binds it (`genesis session note --json`)."""
+        a story binds it (`genesis session note --json`).  A note that looks like it holds a
+        secret is kept private (never shared) and the answer says so."""
         def work(g: Genesis) -> tuple[dict[str, Any], str]:
             from genesis_git.render.sessions import noted_short
 
-            item = g.sessions.note(text, role=role, path=in_repo(g, path), section=section)
+            item = g.sessions.note(text, role=role, path=in_repo(g, path), section=section,
+                                   allow_secret=allow_secret)
             return item, noted_short(item)
         return tools.run(repo, work)
 

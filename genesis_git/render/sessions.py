@@ -70,11 +70,22 @@ def noted(item: dict[str, Any], private: bool = False) -> str:
             f"{item['session']}{_where(item)}; a commit with a story id binds it")
 
 
+def secret_kept(item: dict[str, Any], override: str = "--allow-secret") -> str | None:
+    """The one line that says a note was kept private because it holds a secret."""
+    found = item.get("secret")
+    if not found:
+        return None
+    return (f"the note looks like it holds {found['what']}: kept private in this clone, "
+            f"never shared ({override} shares it)")
+
+
 def noted_short(item: dict[str, Any]) -> str:
     """The MCP tool's confirmation of a note."""
     where = f" ({quote_path(item['path'])})" if item["path"] else ""
-    return (f"noted #{item['id']} [{item['role']}] in {item['session']}{where}; "
-            "a commit with a story id binds it")
+    kept = secret_kept(item, "allow_secret=true")
+    return (f"noted #{item['id']} [{item['role']}]{' (private)' if item['private'] else ''} "
+            f"in {item['session']}{where}; a commit with a story id binds it"
+            + (f". Warning: {kept}" if kept else ""))
 
 
 def artifacts_lines(res: dict[str, Any]) -> list[str]:

@@ -27,7 +27,8 @@ def init_lines(result: dict[str, Any]) -> list[str]:
         out.append(f"story ids: none in the last {result['commits_surveyed']} commits of "
                    "git log; nothing to propose")
     if result["share"]:
-        out.append("ledger: shared through the git remote"
+        to = ", ".join(result.get("share_remotes") or []) or "no remote yet"
+        out.append(f"ledger: shared through the git remote ({to})"
                    + (f" (set now: commit {PurePath(result['config']).name})"
                       if result["share_set"] else ""))
     synced = result["sync"]

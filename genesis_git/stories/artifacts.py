@@ -59,16 +59,41 @@ def repo_path(repo: Repo, path: str) -> str:
         return path
 
 
+def check_text(value: str | None, what: str) -> None:
+    """A usage error when ``value`` is not valid UTF-8 (bytes the command line or a file
+    gave that Python kept as lone surrogates): the store and the ledger hold UTF-8 only."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"the {what} is not valid UTF-8 (at character {exc.start + 1})",
+                         hint="give it as UTF-8 text") from None
+
+
 def add_note(ctx: Context, text: str, *, role: str = ROLE_NOTE, path: str | None = None,
-             section: str | None = None, private: bool = False,
+             section: str | None = None, private: bool = False, allow_secret: bool = False,
              announce: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Record a note in the worktree's session (a session is started when there is none).
 
     A ``private`` note, and the story artifact it becomes, stay in this clone: their
-    records are never written to the shared ledger."""
+    records are never written to the shared ledger.  A note whose text, path or section
+    holds a secret (:mod:`genesis_git.stories.ledger.secrets`) is kept private too, unless
+    ``allow_secret``; the result's ``secret`` then says which rule found it (else ``None``)."""
     check_role(role)
+    check_text(text, "note")
+    check_text(path, "--path")
+    check_text(section, "--section")
     if not text.strip():
         raise UsageError("the note is empty", hint='give its text: genesis session note "..."')
+    secret = None
+    if not private and not allow_secret:
+        from genesis_git.stories.ledger.secrets import first_secret
+
+        found = first_secret(text, section, path)
+        if found is not None:
+            private = True
+            secret = {"rule": found.rule, "what": found.what}
     from genesis_git.index.session import ensure_session
 
     session_id = ensure_session(ctx, refresh=False, announce=announce)
@@ -88,7 +113,7 @@ def add_note(ctx: Context, text: str, *, role: str = ROLE_NOTE, path: str | None
                     session_id=session_id, private=private, rid=rid, at=stamp)
     row = session_rows.note(ctx.conn, note_id)
     assert row is not None
-    return artifact_dict(ctx.conn, row)
+    return {**artifact_dict(ctx.conn, row), "secret": secret}
 
 
 def artifact_dict(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:

@@ -99,7 +99,8 @@ def test_existing_tool_genesis_tables_are_left_alone(tmp_path: Path) -> None:
     # --share turns the one line around, in its own table, and says to commit the file
     res = gen(repo, "init", "--share")
     assert res.returncode == 0
-    assert "ledger: shared through the git remote (set now: commit pyproject.toml)" in res.stdout
+    assert "ledger: shared through the git remote (no remote yet) (set now: commit pyproject.toml)" \
+        in res.stdout
     assert (repo / "pyproject.toml").read_text(encoding="utf-8") == own.replace(
         "share = false", "share = true")
     assert load_config(repo).bool("ledger.share") is True

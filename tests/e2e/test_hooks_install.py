@@ -82,6 +82,7 @@ def test_status_text_and_missing(repo: Path) -> None:
         "  post-commit   missing",
         "  post-rewrite  missing",
         "  pre-push      missing",
+        "ledger: not shared, it stays in this clone (`genesis init --share` shares it)",
     ]
     runner.invoke(app, ["hooks", "install"])
     os.chmod(repo / ".git" / "hooks" / "post-commit", 0o644)

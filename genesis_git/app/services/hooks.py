@@ -36,6 +36,26 @@ class Hooks:
         return uninstall(self._ws.repo)
 
     def status(self) -> dict[str, Any]:
+        """Each hook's state, and ``ledger``: where the pre-push hook and ``genesis sync``
+        push the story ledger."""
         from genesis_git.hooks.install import status
 
-        return status(self._ws.repo)
+        return {**status(self._ws.repo), "ledger": self.ledger_sharing()}
+
+    def ledger_sharing(self) -> dict[str, Any]:
+        """``share`` ([ledger] share), ``remotes`` (those that get the ledger), ``missing``
+        (named but not a remote of this clone), ``others`` (remotes that never get it) and
+        ``error`` (a configuration that cannot be read, else ``None``)."""
+        from genesis_git.kernel.errors import GenesisError
+        from genesis_git.stories.ledger.sync import ledger_remotes, remotes
+
+        names = remotes(self._ws.repo.root)
+        try:
+            config = self._ws.config
+        except GenesisError as exc:
+            return {"share": False, "remotes": [], "missing": [], "others": names,
+                    "error": str(exc)}
+        shared_to = ledger_remotes(self._ws.repo.root, config, names)
+        return {"share": config.settings.ledger.share, "remotes": shared_to,
+                "missing": [r for r in shared_to if r not in names],
+                "others": [r for r in names if r not in shared_to], "error": None}

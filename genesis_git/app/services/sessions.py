@@ -89,15 +89,16 @@ class Sessions:
         return pending_notes(self._ws.caught_up(), session_id)
 
     def note(self, text: str, *, role: str = "note", path: str | None = None,
-             section: str | None = None, private: bool = False,
+             section: str | None = None, private: bool = False, allow_secret: bool = False,
              announce: Announce | None = None) -> dict[str, Any]:
         """Record a note in the session; the next commit with a story id binds it.  A
-        ``private`` note stays in this clone (never in the shared ledger)."""
+        ``private`` note stays in this clone (never in the shared ledger); so does a note
+        that holds a secret, unless ``allow_secret`` (its ``secret`` says which rule)."""
         from genesis_git.stories.artifacts import add_note, check_role
 
         check_role(role)  # before a session is started for nothing
         return add_note(self._ws.caught_up(), text, role=role, path=path, section=section,
-                        private=private, announce=announce)
+                        private=private, allow_secret=allow_secret, announce=announce)
 
     def retract(self, note_id: str) -> dict[str, Any]:
         """Take a note of this clone back (``12``, ``#12``, ``note:<record id>``): it leaves its

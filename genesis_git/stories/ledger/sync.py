@@ -16,7 +16,9 @@
    and that no hook saw (a squash merge done on the server, pulled since) are
    bound.
 
-Only with ``[ledger] share = true`` is anything pushed.  Two syncs at once in
+Only with ``[ledger] share = true`` is anything pushed, and only to the remotes that
+get the ledger (:func:`ledger_remotes`, ``[ledger] remotes``): a sync with another remote
+fetches and merges its ledger but never pushes there.  Two syncs at once in
 one clone queue on a lock file in the store; every ref update is git's own
 compare-and-swap (``git update-ref REF NEW OLD``), retried when it loses.
 """
@@ -103,6 +105,22 @@ def default_remote(root: str | Path, git_dir: str | Path | None = None) -> str |
     if "origin" in names:
         return "origin"
     return names[0] if len(names) == 1 else None
+
+
+def ledger_remotes(root: str | Path, config: Any,
+                   names: Sequence[str] | None = None) -> list[str]:
+    """The remotes that get the shared ledger: ``[ledger] remotes`` (written by ``genesis
+    init --share``), else ``origin``, else the only remote.  No other remote is ever pushed
+    the ledger, whatever the user pushes there.  A named remote that does not exist (now)
+    is kept in the list: it gets the ledger once it is added."""
+    named = [r.strip() for r in config.settings.ledger.remotes if r.strip()]
+    if named:
+        return list(dict.fromkeys(named))
+    if names is None:
+        names = _remote_config(root)[0]
+    if "origin" in names:
+        return ["origin"]
+    return [names[0]] if len(names) == 1 else []
 
 
 def ensure_fetch_refspec(root: str | Path, remote: str,
@@ -286,8 +304,10 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
     share = config.settings.ledger.share
     notes: list[str] = []
     names, fetch_lines, _ = _remote_config(root)
+    shared_to = ledger_remotes(root, config, names)
     if remote is None:
-        remote = default_remote(root, repo.git_dir)
+        remote = next((r for r in shared_to if r in names), None) if share else None
+        remote = remote or default_remote(root, repo.git_dir)
     elif remote not in names:
         from genesis_git.kernel.errors import GenesisError
 
@@ -323,10 +343,13 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 waiting = view.pending(conn)  # written with the merge: one commit at most
                 local = _merge_into_local(root, theirs, waiting)
                 flushed += view.mark_written(conn, [r.id for r in waiting])
-                if not share:
+                if not share or remote not in shared_to:
                     if local != theirs and local is not None:
-                        notes.append("sharing is off: nothing was pushed "
-                                     "(`genesis init --share` turns it on for the team)")
+                        notes.append(
+                            "sharing is off: nothing was pushed (`genesis init --share` "
+                            "turns it on for the team)" if not share else
+                            f"{remote} does not get the ledger ([ledger] remotes = "
+                            f"{', '.join(shared_to) or 'none'}): nothing was pushed")
                     break
                 if local is None or local == theirs:
                     break
@@ -343,7 +366,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                     break
         view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
     total = story_rows.count(conn)
-    return {"remote": remote, "share": share, "pulled": pulled, "pushed": pushed,
-            "written": flushed, "stories": sorted(stories), "total_stories": total,
+    return {"remote": remote, "share": share, "shared_to": shared_to, "pulled": pulled,
+            "pushed": pushed, "written": flushed, "stories": sorted(stories), "total_stories": total,
             "notes": notes}
 
