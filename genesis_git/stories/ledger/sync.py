@@ -279,7 +279,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
         from genesis_git.kernel.errors import GenesisError
 
         raise GenesisError(f"no remote named {remote!r}", hint="see `git remote -v`")
-    deadline = Deadline(timeout, f"sharing the ledger with {remote}")
+    deadline = Deadline(timeout, f"no answer from {remote}")
     pulled = pushed = 0
     error: str | None = None
     stories: set[str] = set()

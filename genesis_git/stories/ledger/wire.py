@@ -45,7 +45,7 @@ class Deadline:
             return None
         left = self.end - time.monotonic()
         if left <= 0:
-            raise GitError(f"{self.what} took more than {self.seconds:g} s", timed_out=True)
+            raise GitError(f"{self.what} within {self.seconds:g} s", timed_out=True)
         return left
 
 
