@@ -233,7 +233,7 @@ def test_repair_replaces_a_remote_ref_that_points_at_a_blob(remote: Path,
     assert [c["status"] for c in doctor(ana)] == ["error"]
     res = json.loads(gen(bo, "ledger", "repair", "--json").stdout)
     assert res["error"] is None and res["pushed"] is True
-    assert res["repaired"] == [f"origin's refs/genesis/ledger (it points at a blob, not a commit)"]
+    assert res["repaired"] == ["origin's refs/genesis/ledger (it points at a blob, not a commit)"]
     assert git(remote, "cat-file", "-t", R.LEDGER_REF).strip() == "commit"
     code, data, _ = sync_json(ana)
     assert (code, data["error"]) == (0, None)
