@@ -189,6 +189,26 @@ def test_a_deleted_local_ledger_ref_loses_no_record(remote: Path, tmp_path: Path
     assert [a["summary"] for a in context(bo)["artifacts"]["risk"]] == ["not pushed yet"]
 
 
+def test_a_local_ledger_ref_moved_back_loses_no_record(remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    gen(ana, "story", "set", "STORY-12", "--title", "pushed")
+    gen(ana, "sync")
+    refuse_ledger(remote)
+    gen(ana, "story", "set", "STORY-12", "--title", "waiting", "--status", "review")
+    assert sync_json(ana)[0] == 5
+    mine = {r.id for r in G.read_records(ana, R.LEDGER_REF)}
+    # the local ref is set back to what the remote has: the waiting records are not in it
+    git(ana, "update-ref", R.LEDGER_REF, git(ana, "rev-parse", "refs/genesis/remotes/origin/"
+                                                "ledger").strip())
+    assert {r.id for r in G.read_records(ana, R.LEDGER_REF)} < mine
+    os.remove(remote / "hooks" / "pre-receive")
+    code, data, err = sync_json(ana)
+    assert (code, data["error"]) == (0, None), err
+    assert remote_ids(remote) == mine
+    ctx = context(clone(remote, tmp_path, "bo"))
+    assert (ctx["story"]["title"], ctx["story"]["status"]) == ("waiting", "review")
+
+
 def test_doctor_and_repair_of_a_local_ref_on_a_foreign_commit(remote: Path,
                                                                tmp_path: Path) -> None:
     ana = clone(remote, tmp_path, "ana")

@@ -26,7 +26,12 @@ from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
 from genesis_git.stories.ledger import view
 from genesis_git.stories.ledger.records import Record, Warn
-from genesis_git.stories.ledger.sync import _merge_into_local, default_remote, remotes
+from genesis_git.stories.ledger.sync import (
+    _merge_into_local,
+    _remember_tip,
+    default_remote,
+    remotes,
+)
 from genesis_git.stories.ledger.wire import (
     Deadline,
     _fetch,
@@ -114,6 +119,7 @@ def repair(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None 
             ledger_rows.repend_shared(conn)
         tip = _merge_into_local(root, theirs, records)
         view.mark_written(conn, [r.id for r in records])
+        _remember_tip(conn, tip)
         pushed = False
         if remote is not None and share and not error and tip is not None:
             if bad_theirs is not None:

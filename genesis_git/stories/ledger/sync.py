@@ -38,7 +38,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from genesis_git.kernel.gitrun import no_git_env, run_git
 from genesis_git.kernel.transaction import Transaction
+from genesis_git.store import kv
 from genesis_git.store import ledger as ledger_rows
 from genesis_git.store import stories as story_rows
 from genesis_git.stories.ledger import gitref as G
@@ -252,12 +254,30 @@ def _once(say: Warn) -> Warn:
     return once
 
 
+TIP_KEY = "local.tip"  # the local ledger ref as this clone's last sync left it
+
+
 def _repend_if_ref_lost(conn: sqlite3.Connection, root: str | Path) -> None:
-    """A local ledger ref that was deleted takes the store's shared records with it; they
-    wait again, so that the next write puts them back (the union keeps each once)."""
-    if G.resolve(root, R.LEDGER_REF) is None:
+    """A local ledger ref that was deleted, or moved to a commit that does not contain
+    what the last sync left there, may have taken records with it: the store's shared
+    records wait again, so that the merge puts them back (the union keeps each once)."""
+    local = G.resolve(root, R.LEDGER_REF)
+    last = kv.get(conn, "ledger", TIP_KEY)
+    if local is not None and (last is None or last == local or _contains(root, last, local)):
+        return
+    with Transaction(conn):
+        ledger_rows.repend_shared(conn)
+
+
+def _contains(root: str | Path, old: str, new: str) -> bool:
+    return run_git(["merge-base", "--is-ancestor", old, new], root, env=no_git_env(),
+                   check=False).returncode == 0
+
+
+def _remember_tip(conn: sqlite3.Connection, tip: str | None) -> None:
+    if tip is not None:
         with Transaction(conn):
-            ledger_rows.repend_shared(conn)
+            kv.put(conn, "ledger", TIP_KEY, tip)
 
 
 def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = None, *,
@@ -293,6 +313,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
             if bind:
                 stories.update(bind(conn, repo, config))
             flushed = view.flush(conn, root)
+            _remember_tip(conn, G.resolve(root, R.LEDGER_REF))
             notes.append("no remote: the ledger stays in this clone "
                          "(add one with `git remote add origin URL`)")
         else:
@@ -316,6 +337,7 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 waiting = view.pending(conn)  # written with the merge: one commit at most
                 local = _merge_into_local(root, theirs, waiting)
                 flushed += view.mark_written(conn, [r.id for r in waiting])
+                _remember_tip(conn, local)
                 if error:
                     break  # the remote cannot be read, or holds no ledger to build on
                 if not share:
