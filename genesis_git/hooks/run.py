@@ -253,7 +253,7 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
         if remote not in remotes(repo.root):
             return 0  # a push to a URL: no remote to keep the ledger's copy under
         timeout = base.ENV_PREPUSH_TIMEOUT.number()
-        conn = open_store(repo)
+        conn = open_store(repo, busy_ms=max(1, int(timeout * 1000)))  # the store's lock too
         try:
             full = repo.to_repo()
             warned: list[str] = []
