@@ -160,6 +160,12 @@ def test_a_broken_remote_ledger_is_one_error_and_each_warning_once(remote: Path,
     assert len(data["warnings"]) == len(set(data["warnings"]))
     assert all(err.count(w) <= 1 for w in data["warnings"])
     assert context(ana)["story"]["title"] == "after"
+    # the broken copy stays behind when the remote cannot be read: never merged either
+    g(ana, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    code, data, err = sync_json(ana)
+    assert code == 5 and data["error"].startswith("cannot fetch the ledger from origin: ")
+    assert "Traceback" not in err
+    assert git(ana, "rev-parse", "main").strip() not in git(ana, "rev-list", R.LEDGER_REF)
 
 
 # -- point 12: broken refs, doctor and repair, records kept apart from the refs -------------

@@ -324,9 +324,10 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 got = view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
                 pulled += got["imported"]
                 stories.update(got["stories"])
-                if wrong and not error:
-                    error = f"{remote}'s {R.LEDGER_REF} is broken ({wrong}); not merged; {REPAIR}"
+                if wrong:
                     theirs = None
+                    error = error or (f"{remote}'s {R.LEDGER_REF} is broken ({wrong}); "
+                                      f"not merged; {REPAIR}")
                 if attempt == 0:
                     if theirs is None and not error:
                         notes.append(f"{remote} has no ledger yet")
