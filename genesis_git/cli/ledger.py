@@ -56,7 +56,7 @@ def repair(
     import sys
 
     from genesis_git.app.facade import Genesis
-    from genesis_git.cli.output import echo, emit_json
+    from genesis_git.cli.output import echo, emit_json, note
     from genesis_git.kernel.errors import ExitCode
     from genesis_git.render.ledger import error_line, repair_lines
 
@@ -67,6 +67,8 @@ def repair(
     if json_out:
         emit_json(res)
     else:
+        for line in res["notes"]:
+            note(line)
         for line in repair_lines(res):
             echo(line)
     if res["error"] is not None:

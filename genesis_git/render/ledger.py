@@ -26,8 +26,9 @@ def sync_lines(result: dict[str, Any], mirror_failed: bool) -> list[str]:
 def repair_lines(res: dict[str, Any]) -> list[str]:
     """What was broken, and what the ledger holds now."""
     out = [f"repaired {escape_controls(what)}" for what in res["repaired"]] or [
-        "no ledger ref was broken"]
-    out.append(f"refs/genesis/ledger: {res['records']} shared records"
+        "nothing was repaired" if res["notes"] else "no ledger ref was broken"]
+    n = res["records"]
+    out.append(f"refs/genesis/ledger: {n} shared record{'s' if n != 1 else ''}"
                + (f", pushed to {res['remote']}" if res["pushed"] else ""))
     return out
 

@@ -268,6 +268,22 @@ def test_repair_replaces_a_remote_ref_that_points_at_a_blob(remote: Path,
     assert titles == {"STORY-12": "from ana", "STORY-13": "from bo, not pushed"}
 
 
+def test_repair_without_sharing_leaves_the_remote_alone(remote: Path, tmp_path: Path) -> None:
+    ana = clone(remote, tmp_path, "ana")
+    gen(ana, "story", "set", "STORY-12", "--title", "mine")
+    gen(ana, "sync")
+    blob = git(remote, "hash-object", "-w", "--stdin", input="not a ledger\n").strip()
+    git(remote, "update-ref", R.LEDGER_REF, blob)
+    (ana / ".genesis.toml").write_text("[ledger]\nshare = false\n", encoding="utf-8")
+    proc = gen(ana, "ledger", "repair")
+    assert proc.stderr == ("genesis: sharing is off: origin's refs/genesis/ledger (it points "
+                           "at a blob, not a commit) was left as it is (`genesis init --share` "
+                           "turns sharing on)\n")
+    assert proc.stdout == "nothing was repaired\nrefs/genesis/ledger: 1 shared record\n"
+    assert git(remote, "rev-parse", R.LEDGER_REF).strip() == blob
+    assert G.tree_files(ana, R.LEDGER_REF) is not None
+
+
 # -- point 13: the pre-push hook within its bound ---------------------------------------------
 
 def _alive(pid: int) -> bool:

@@ -100,6 +100,8 @@ def repair(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None 
     deadline = Deadline(None, "the repair")
     error = None
     fixed: list[str] = []
+    notes: list[str] = []
+    remote_fix = ""
     with sync_lock(store_dir, deadline):
         theirs = bad_theirs = None
         if remote is not None:
@@ -107,7 +109,7 @@ def repair(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None 
             theirs, wrong = ledger_state(root, tracking_ref(remote))
             if wrong:
                 bad_theirs, theirs = theirs, None
-                fixed.append(f"{remote}'s {R.LEDGER_REF} ({wrong})")
+                remote_fix = f"{remote}'s {R.LEDGER_REF} ({wrong})"
         local, wrong = ledger_state(root, R.LEDGER_REF)
         if wrong and local:
             # the store holds every record: the broken ref goes, the ledger is written anew
@@ -133,6 +135,12 @@ def repair(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None 
             if pushed:
                 G.git(root, "update-ref", "-m", "genesis: ledger repair", tracking_ref(remote),
                       tip)
+        if remote_fix and bad_theirs is not None:
+            if pushed:
+                fixed.append(remote_fix)
+            elif not share:
+                notes.append(f"sharing is off: {remote_fix} was left as it is "
+                             "(`genesis init --share` turns sharing on)")
         view.refresh(conn, root, repo.common_dir, repo.project_id, warn=warn, force=True)
     return {"remote": remote, "share": share, "ledger": tip, "records": len(records),
-            "repaired": fixed, "pushed": pushed, "error": error}
+            "repaired": fixed, "pushed": pushed, "notes": notes, "error": error}
