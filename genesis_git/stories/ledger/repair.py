@@ -18,6 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from genesis_git.kernel.errors import GenesisError
 from genesis_git.kernel.findings import Finding
 from genesis_git.kernel.gitrun import no_git_env, run_git
 from genesis_git.kernel.transaction import Transaction
@@ -35,6 +36,7 @@ from genesis_git.stories.ledger.sync import (
 from genesis_git.stories.ledger.wire import (
     Deadline,
     _fetch,
+    _push,
     ledger_state,
     reason,
     sync_lock,
@@ -88,9 +90,6 @@ def repair(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None 
            store_dir: Path, warn: Warn | None = None) -> dict[str, Any]:
     """Rebuild the local ledger ref (and the remote's, when sharing) from the records
     this clone holds; see the module's docstring."""
-    from genesis_git.kernel.errors import GenesisError
-    from genesis_git.stories.ledger.wire import _push
-
     root = repo.root
     if remote is None:
         remote = default_remote(root, repo.git_dir)
