@@ -19,6 +19,7 @@ from genesis_git.store import stories as story_rows
 from genesis_git.store.connect import store_path
 from genesis_git.store.migrations import MIGRATIONS, applied
 from genesis_git.stories import hooklog
+from genesis_git.stories.ledger import repair
 
 __all__ = ["Finding", "run_checks"]
 
@@ -29,6 +30,7 @@ PROVIDERS: tuple[tuple[str, Callable[[Repo, Config], list[Finding]]], ...] = (
     ("hooks", install.doctor_findings),
     ("story", hooklog.doctor_findings),
     ("design", manage.doctor_findings),
+    ("ledger refs", repair.doctor_findings),
 )
 
 

@@ -239,6 +239,8 @@ def init_repo(path: Path | str | None = None, *, share: bool = False,
         try:
             result["sync"] = run_sync(conn, repo, config, store_dir=db.parent,
                                       warn=warnings.append, bind=bind)
+            if result["sync"]["error"]:
+                warnings.append(f"the shared ledger was not synced: {result['sync']['error']}")
         except (GitError, OSError) as exc:
             warnings.append(f"the shared ledger was not pulled: {exc}")
         finally:

@@ -41,6 +41,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "genesis story rebuild": ("genesis story rebuild", "genesis story rebuild --prune"),
     "genesis ledger": ("genesis ledger mirror",),
     "genesis ledger mirror": ("genesis ledger mirror --url postgresql://genesis@db:5432/ledger",),
+    "genesis ledger repair": ("genesis ledger repair", "genesis ledger repair origin --json"),
     "genesis hooks": ("genesis hooks install", "genesis hooks status"),
     "genesis hooks install": ("genesis hooks install",
                               "genesis hooks install --template-dir ~/.git-template"),

@@ -40,6 +40,8 @@ def _exit_status() -> list[str]:
                         "invalid value, a query with nothing to search for",
         ExitCode.ENVIRONMENT: "not a git repository, a bare repository, git missing",
         ExitCode.MIRROR: "the PostgreSQL mirror failed",
+        ExitCode.REMOTE: "the ledger was not shared: the git remote cannot be read, refused "
+                         "the ledger or holds a broken one",
         ExitCode.COMMIT_REJECTED: "the commit\\-msg hook rejected a message without a story id",
         ExitCode.INTERNAL: "internal error: a bug in genesis; the line names the log file",
         ExitCode.INTERRUPTED: "interrupted (Ctrl\\-C)",

@@ -22,7 +22,9 @@ def sync(
     Records are merged by union, so nothing written in two clones at once is lost.
     Nothing is pushed unless the team shares the ledger ([ledger] share = true in
     .genesis.toml, written by `genesis init --share`).  A remote without a ledger yet
-    is fine.
+    (a new host, a deleted ledger) gets it pushed.  A remote that cannot be read,
+    refuses the ledger or holds a broken one: one line with its reason and exit 5
+    (the JSON's `error`); nothing is lost, the records wait for the next sync.
     """
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import echo, emit_json, note
@@ -34,17 +36,26 @@ def sync(
     result["warnings"] = warnings
     if json_out:
         emit_json(result)
-        _mirror_failed(mirror_failed)
-        return
-    for line in warnings:
-        note(f"warning: {line}")
-    for line in result["notes"]:
-        note(line)
-    from genesis_git.render.ledger import sync_lines
+    else:
+        for line in warnings:
+            note(f"warning: {line}")
+        for line in result["notes"]:
+            note(line)
+        from genesis_git.render.ledger import sync_lines
 
-    for line in sync_lines(result, mirror_failed is not None):
-        echo(line)
+        for line in sync_lines(result, mirror_failed is not None):
+            echo(line)
+    if result["error"] is not None:
+        import sys
+
+        from genesis_git.render.ledger import error_line
+
+        sys.stderr.write(error_line(result["error"]))
     _mirror_failed(mirror_failed)
+    if result["error"] is not None:  # the remote did not get the ledger
+        from genesis_git.kernel.errors import ExitCode
+
+        raise typer.Exit(int(ExitCode.REMOTE))
 
 
 def _mirror_failed(error: Exception | None) -> None:

@@ -233,7 +233,9 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
     """Push the story ledger along with the user's push, when the team shares it.
 
     Best-effort: any failure is one line on stderr and exit 0, so the user's push
-    goes on; ``GENESIS_PREPUSH_TIMEOUT`` (seconds, default 10) bounds the time spent.
+    goes on; ``GENESIS_PREPUSH_TIMEOUT`` (seconds, default 10) bounds the time spent,
+    waiting for another sync's lock included, and a transport still running then is
+    ended with its whole process group.
     A push of only ``refs/genesis/*`` (genesis's own) is left alone; one that sends them,
     by the user's own refspec, to a remote that does not get the ledger is one warning."""
     lines = [ln.split() for ln in sys.stdin.read().splitlines() if ln.strip()]
@@ -259,24 +261,32 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
         if (lines and len(ledger_refs) == len(lines)) or not os.path.exists(store_path(repo)):
             return 0
         timeout = base.ENV_PREPUSH_TIMEOUT.number()
-        conn = open_store(repo)
+        conn = open_store(repo, busy_ms=max(1, int(timeout * 1000)))  # the store's lock too
         try:
             full = repo.to_repo()
             warned: list[str] = []
-            sync(conn, full, config, remote, store_dir=Path(store_path(repo)).parent,
-                 warn=warned.append, timeout=timeout, bind=None)
+            result = sync(conn, full, config, remote, store_dir=Path(store_path(repo)).parent,
+                          warn=warned.append, timeout=timeout, bind=None)
         finally:
             conn.close()
-        if warned:
+        if result["error"]:
+            _not_pushed(result["error"])
+        elif warned:
             sys.stderr.write(f"genesis: warning: {warned[0]}\n")
     except Exception as exc:  # the user's push goes on whatever happened here
         reason = str(exc).strip().splitlines()
-        if getattr(exc, "timed_out", False):
-            reason = [f"no answer from {remote} within the time limit"]
-        sys.stderr.write("genesis: warning: the story ledger was not pushed "
-                         f"({reason[-1] if reason else type(exc).__name__}); "
-                         "`genesis sync` retries\n")
+        if getattr(exc, "timed_out", False) and getattr(exc, "command", ()):
+            reason = [f"no answer from {remote} within "
+                      f"{base.ENV_PREPUSH_TIMEOUT.number():g} s"]
+        _not_pushed(reason[-1] if reason else type(exc).__name__)
     return 0
+
+
+def _not_pushed(reason: str) -> None:
+    from genesis_git.text.quoting import escape_controls
+
+    sys.stderr.write("genesis: warning: the story ledger was not pushed "
+                     f"({' '.join(escape_controls(reason).split())}); `genesis sync` retries\n")
 
 
 HOOKS: dict[str, HookFn] = {

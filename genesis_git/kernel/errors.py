@@ -23,6 +23,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # unknown option, missing argument, invalid option value (click's own code)
     ENVIRONMENT = 3  # not a git repository, bare repository, git missing
     MIRROR = 4  # the PostgreSQL mirror is unreachable, refused the login or lacks a permission
+    REMOTE = 5  # the git remote cannot be read, refused the ledger or holds a broken one
     COMMIT_REJECTED = 65  # commit-msg with story.require_story: no story id (sysexits EX_DATAERR)
     INTERNAL = 70  # a bug in genesis: logged with its traceback (sysexits EX_SOFTWARE)
     INTERRUPTED = 130  # Ctrl-C

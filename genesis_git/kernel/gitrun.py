@@ -5,6 +5,9 @@
   hook's command is over); then :func:`no_git_env` drops the inherited ``GIT_*``
   variables, keeping the identity, the config switches and the transport settings
   that tests and users pin.
+* A command with a ``timeout`` runs in a session of its own, so that when the time is
+  up the whole process group goes (``git`` and its transport: ``ssh``, a credential
+  helper), not ``git`` alone while its children keep the pipes open.
 * One runner protocol, :class:`GitRunner`: ``run(args, cwd, input, env, timeout)``
   gives a :class:`GitResult`.  :data:`SPAWN` starts git with ``os.posix_spawnp``
   (the hooks: ``subprocess`` costs more to import than a hook's work),
@@ -105,6 +108,18 @@ def git_missing() -> EnvironmentProblem:
                               hint="install git 2.25 or newer")
 
 
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group that ``pid`` leads (a command started with a timeout),
+    else ``pid`` alone."""
+    try:
+        os.killpg(pid, 9)
+    except OSError:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+
+
 class GitRunner:
     """How a git process is started.  Each runner gives the same :class:`GitResult` and
     raises the same errors; they differ only in what they cost to load and start."""
@@ -134,7 +149,7 @@ class SpawnRunner(GitRunner):
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
         try:
             pid = os.posix_spawnp("git", argv, dict(env) if env is not None else os.environ,
-                                  file_actions=actions)
+                                  file_actions=actions, setsid=timeout is not None)
         except FileNotFoundError:
             for fd in (out_r, err_r, in_w):
                 if fd >= 0:
@@ -158,7 +173,7 @@ class SpawnRunner(GitRunner):
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready_r, ready_w, _ = select.select(readers, writers, [], wait)
             if not ready_r and not ready_w:  # the time is up
-                os.kill(pid, 9)  # SIGKILL
+                kill_group(pid)
                 os.waitpid(pid, 0)
                 for fd in readers + writers:
                     os.close(fd)
@@ -194,14 +209,26 @@ class SubprocessRunner(GitRunner):
         import subprocess
 
         try:
-            proc = subprocess.run(["git", *args], cwd=None if cwd is None else os.fspath(cwd),
-                                  input=input, capture_output=True,
-                                  env=dict(env) if env is not None else None, timeout=timeout)
+            proc = subprocess.Popen(["git", *args], cwd=None if cwd is None else os.fspath(cwd),
+                                    stdin=subprocess.PIPE if input is not None else None,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=dict(env) if env is not None else None,
+                                    start_new_session=timeout is not None)
         except FileNotFoundError:
             raise git_missing() from None
+        try:
+            out, err = proc.communicate(input, timeout=timeout)
         except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            proc.communicate()  # the pipes close once the whole group is gone
             raise git_timed_out(args, timeout) from None
-        return GitResult(args, proc.returncode, proc.stdout, proc.stderr)
+        except BaseException:  # Ctrl-C: git and its transport go too
+            if timeout is not None:
+                kill_group(proc.pid)
+            proc.kill()
+            proc.wait()
+            raise
+        return GitResult(args, proc.returncode, out, err)
 
     def start(self, args: Sequence[str], cwd: str | os.PathLike[str] | None = None, *,
               stderr: bool = True) -> subprocess.Popen[bytes]:

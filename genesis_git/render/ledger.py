@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from genesis_git.text.quoting import escape_controls
+
 
 def sync_lines(result: dict[str, Any], mirror_failed: bool) -> list[str]:
     """Records pulled and pushed, the stories touched, then the mirror (unless it failed)."""
@@ -19,6 +21,22 @@ def sync_lines(result: dict[str, Any], mirror_failed: bool) -> list[str]:
         out.append(f"mirror: {mirrored['added']} new records of {mirrored['project']} to "
                    f"{mirrored['mirror']}")
     return out
+
+
+def repair_lines(res: dict[str, Any]) -> list[str]:
+    """What was broken, and what the ledger holds now."""
+    out = [f"repaired {escape_controls(what)}" for what in res["repaired"]] or [
+        "nothing was repaired" if res["notes"] else "no ledger ref was broken"]
+    n = res["records"]
+    out.append(f"refs/genesis/ledger: {n} shared record{'s' if n != 1 else ''}"
+               + (f", pushed to {res['remote']}" if res["pushed"] else ""))
+    return out
+
+
+def error_line(error: str) -> str:
+    """Why the ledger was not shared, on one line of stderr; nothing was lost."""
+    text = " ".join(escape_controls(error).split())
+    return f"genesis: error: {text} (nothing is lost: the records wait in this clone)\n"
 
 
 def mirror_warnings(res: dict[str, Any]) -> list[str]:

@@ -95,3 +95,15 @@ def mark_pending_in_ref(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
     for part in parts(ids):
         conn.execute(f"UPDATE ledger_records SET in_ref=1 WHERE in_ref=0 AND id IN "
                      f"({','.join('?' * len(part))})", part)
+
+
+def repend_shared(conn: sqlite3.Connection) -> int:
+    """Every shared record waits for the ledger ref again (the ref was lost); how many."""
+    return conn.execute("UPDATE ledger_records SET in_ref=0 WHERE in_ref=1 AND private=0"
+                        ).rowcount
+
+
+def shared_lines(conn: sqlite3.Connection) -> list[str]:
+    """The lines of every shared record the store holds (in a ref or not), in id order."""
+    return [r[0] for r in conn.execute(
+        "SELECT line FROM ledger_records WHERE private=0 ORDER BY id")]

@@ -256,6 +256,9 @@ def _exit_of(code: ExitCode, repo: Path, monkeypatch: pytest.MonkeyPatch) -> int
             port = s.getsockname()[1]
         monkeypatch.setenv("GENESIS_LEDGER_MIRROR", f"postgresql://u@127.0.0.1:{port}/org")
         return runner.invoke(app, ["story", "list", "--org"]).exit_code
+    if code == ExitCode.REMOTE:
+        git(repo, "remote", "add", "origin", str(repo.parent / "no-such-remote.git"))
+        return runner.invoke(app, ["sync"]).exit_code
     if code == ExitCode.COMMIT_REJECTED:
         from genesis_git.hooks.run import main
 

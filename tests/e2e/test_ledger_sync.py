@@ -211,11 +211,12 @@ def test_a_remote_that_refuses_the_ledger_does_not_fail_the_push(remote: Path,
     assert git(remote, "rev-parse", "main").strip() == head
     assert git(remote, "for-each-ref", "refs/genesis/") == ""
     warnings = [ln for ln in push.stderr.splitlines() if ln.startswith("genesis:")]
-    assert len(warnings) == 1 and "could not push the ledger to origin" in warnings[0]
+    assert len(warnings) == 1 and "origin refused the ledger" in warnings[0]
     assert "Traceback" not in push.stderr
-    res = gen(ana, "sync", "--json")
+    res = gen(ana, "sync", "--json", check=False)
     data = json.loads(res.stdout)
-    assert data["pushed"] == 0 and "could not push" in data["warnings"][0]
+    assert res.returncode == 5
+    assert data["pushed"] == 0 and "origin refused the ledger" in data["error"]
     # nothing is lost: the records wait in the local ledger
     assert {r.kind for r in G.read_records(ana, R.LEDGER_REF)} >= {"artifact.added",
                                                                    "note.written"}
@@ -267,9 +268,9 @@ def test_malformed_records_and_foreign_refs_are_one_warning_each(remote: Path,
     # a ref that is not a ledger at all: one warning, the rest goes on
     git(bo, "push", "-q", "--no-verify", "origin", f"HEAD:{R.LEDGER_REF}", "-f")
     res = gen(ana, "sync", "--json", check=False)
-    assert res.returncode == 0 and "Traceback" not in res.stderr
+    assert res.returncode == 5 and "Traceback" not in res.stderr
     data = json.loads(res.stdout)
-    assert any("not a genesis ledger" in w for w in data["warnings"])
+    assert "not a genesis ledger" in data["error"] and "genesis ledger repair" in data["error"]
     assert context(ana)["story"]["title"] == "good"
 
 

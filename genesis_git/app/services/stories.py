@@ -99,6 +99,14 @@ class Stories:
             res["salvaged"] = salvaged
         return res
 
+    def repair_ledger(self, remote: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        """``genesis ledger repair``: a valid ledger ref again, from the store's records."""
+        from genesis_git.stories.ledger.repair import repair
+
+        ctx = self._ws.caught_up()
+        return repair(ctx.conn, ctx.repo, ctx.config, remote,
+                      store_dir=self._ws.store_path.parent, **kwargs)
+
     def sync(self, remote: str | None = None, **kwargs: Any) -> dict[str, Any]:
         """``genesis sync``: fetch, merge and push the story ledger, update the view."""
         from genesis_git.stories.catchup import bind_new_commits

@@ -11,47 +11,59 @@
 4. ``git push REMOTE refs/genesis/ledger`` (never forced).  If the remote
    moved meanwhile the push is refused as a non-fast-forward, and steps 2-4
    run again (a few times).  A remote that refuses the ref for another reason
-   (a hook) is one warning; nothing is lost, the records wait for the next sync.
+   (a hook), cannot be reached, or holds something that is not a ledger under
+   ``refs/genesis/ledger`` makes ``error`` of the result one line that keeps the
+   remote's own reason; nothing is lost, the records wait for the next sync.
 5. The view takes the records it did not have, and commits that name a story
    and that no hook saw (a squash merge done on the server, pulled since) are
    bound.
+
+What the remote has is what step 2 fetched, with ``--prune``: a remote whose
+ledger was deleted, or a new host behind the same remote name, has none, and
+gets it pushed again.  A local ledger ref that was deleted is written again from
+the store, which keeps every record apart from the refs.
 
 Only with ``[ledger] share = true`` is anything pushed, and only to the remotes that
 get the ledger (:func:`ledger_remotes`, ``[ledger] remotes``): a sync with another remote
 fetches and merges its ledger but never pushes there.  Two syncs at once in
 one clone queue on a lock file in the store; every ref update is git's own
-compare-and-swap (``git update-ref REF NEW OLD``), retried when it loses.
+compare-and-swap (``git update-ref REF NEW OLD``), retried when it loses.  With
+a ``timeout`` (the pre-push hook) every wait, the lock's included, ends by one
+deadline.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from genesis_git.git.repo import run_git
-from genesis_git.kernel.gitrun import no_git_env
+from genesis_git.kernel.gitrun import no_git_env, run_git
+from genesis_git.kernel.transaction import Transaction
+from genesis_git.store import kv
+from genesis_git.store import ledger as ledger_rows
 from genesis_git.store import stories as story_rows
 from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
 from genesis_git.stories.ledger import view
 from genesis_git.stories.ledger.records import Record, Warn
+from genesis_git.stories.ledger.wire import (
+    REPAIR,
+    Deadline,
+    _fetch,
+    _push,
+    fetch_refspec,
+    ledger_state,
+    sync_lock,
+    tracking_ref,
+)
 
 # binds story commits that arrived without a hook seeing them; the story layer gives it
 Binder = Callable[[sqlite3.Connection, Any, Any], list[str]]
 
 ATTEMPTS = 5
-
-
-def tracking_ref(remote: str) -> str:
-    return f"{R.REMOTES_PREFIX}{remote}/ledger"
-
-
-def fetch_refspec(remote: str) -> str:
-    return f"+refs/genesis/*:{R.REMOTES_PREFIX}{remote}/*"
 
 
 def _remote_config(root: str | Path) -> tuple[list[str], dict[str, list[str]],
@@ -148,31 +160,6 @@ def remove_fetch_refspecs(root: str | Path) -> list[str]:
     return removed
 
 
-@contextmanager
-def sync_lock(store_dir: Path) -> Iterator[None]:
-    """One sync at a time per clone: the second one waits for the first."""
-    store_dir.mkdir(parents=True, exist_ok=True)
-    fh = open(store_dir / "sync.lock", "a+b")  # noqa: SIM115 - held for the whole sync
-    try:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - no flock (Windows): ref CAS still holds
-            yield
-            return
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-    finally:
-        fh.close()
-
-
-def _is_ledger(root: str | Path, commit: str) -> bool:
-    return run_git(["cat-file", "-e", f"{commit}:{R.MARKER}"], root, env=no_git_env(),
-                   check=False).returncode == 0
-
-
 def _diff_blobs(root: str | Path, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
     """``(path, old blob, new blob)`` of the files that differ between two ledger commits."""
     out = G.git(root, "diff-tree", "-r", "-z", "--no-renames", old, new)
@@ -228,11 +215,6 @@ def count_new(root: str | Path, old: str | None, new: str) -> int:
     return n
 
 
-def _fetch(root: str | Path, remote: str, timeout: float | None) -> None:
-    G.git(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
-          fetch_refspec(remote), timeout=timeout)
-
-
 def _merge_into_local(root: str | Path, theirs: str | None,
                       extra: Sequence[Record] = ()) -> str | None:
     """Merge ``theirs`` and the records ``extra`` into the local ledger ref, in one commit
@@ -279,18 +261,41 @@ def _merge_into_local(root: str | Path, theirs: str | None,
     raise G.GitError(f"{R.LEDGER_REF} kept moving during the merge")
 
 
-def _push(root: str | Path, remote: str, timeout: float | None) -> tuple[bool, bool, str]:
-    """``(pushed, rejected because the remote moved, message)``."""
-    proc = run_git(["push", "--porcelain", "--quiet", "--no-verify", remote,
-                    f"{R.LEDGER_REF}:{R.LEDGER_REF}"], root, env=no_git_env(), check=False,
-                   timeout=timeout)
-    text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-    if proc.returncode == 0:
-        return True, False, ""
-    moved = any(w in text for w in ("non-fast-forward", "fetch first", "stale info",
-                                    "cannot lock ref", "failed to update ref"))
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("To ")]
-    return False, moved, lines[-1] if lines else f"git push exited {proc.returncode}"
+def _once(say: Warn) -> Warn:
+    """``say``, each line once."""
+    said: set[str] = set()
+
+    def once(line: str) -> None:
+        if line not in said:
+            said.add(line)
+            say(line)
+    return once
+
+
+TIP_KEY = "local.tip"  # the local ledger ref as this clone's last sync left it
+
+
+def _repend_if_ref_lost(conn: sqlite3.Connection, root: str | Path) -> None:
+    """A local ledger ref that was deleted, or moved to a commit that does not contain
+    what the last sync left there, may have taken records with it: the store's shared
+    records wait again, so that the merge puts them back (the union keeps each once)."""
+    local = G.resolve(root, R.LEDGER_REF)
+    last = kv.get(conn, "ledger", TIP_KEY)
+    if local is not None and (last is None or last == local or _contains(root, last, local)):
+        return
+    with Transaction(conn):
+        ledger_rows.repend_shared(conn)
+
+
+def _contains(root: str | Path, old: str, new: str) -> bool:
+    return run_git(["merge-base", "--is-ancestor", old, new], root, env=no_git_env(),
+                   check=False).returncode == 0
+
+
+def _remember_tip(conn: sqlite3.Connection, tip: str | None) -> None:
+    if tip is not None:
+        with Transaction(conn):
+            kv.put(conn, "ledger", TIP_KEY, tip)
 
 
 def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = None, *,
@@ -298,9 +303,11 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
          bind: Binder | None = None) -> dict[str, Any]:
     """Fetch, merge, push and update the view (see the module's docstring).  ``bind``:
     binds story commits that no hook saw (the pre-push hook leaves it out: it
-    must stay quick, and the commits it pushes were made here, under the hooks)."""
+    must stay quick, and the commits it pushes were made here, under the hooks).
+    ``timeout`` bounds the whole sync, lock and network included.  ``error`` of the
+    result: why the remote did not get or give the ledger (``None`` when all went well)."""
     root = repo.root
-    say = warn or R._stderr_warn
+    say = _once(warn or R._stderr_warn)
     share = config.settings.ledger.share
     notes: list[str] = []
     names, fetch_lines, _ = _remote_config(root)
@@ -312,29 +319,37 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
         from genesis_git.kernel.errors import GenesisError
 
         raise GenesisError(f"no remote named {remote!r}", hint="see `git remote -v`")
+    deadline = Deadline(timeout, f"no answer from {remote}")
     pulled = pushed = 0
+    error: str | None = None
     stories: set[str] = set()
-    with sync_lock(store_dir):
+    with sync_lock(store_dir, deadline):
         flushed = 0
-        if remote is None:
+        _repend_if_ref_lost(conn, root)
+        broken = ledger_state(root, R.LEDGER_REF)[1]
+        if broken:
+            error = f"{R.LEDGER_REF} is broken ({broken}); {REPAIR}"
+        elif remote is None:
             if bind:
                 stories.update(bind(conn, repo, config))
             flushed = view.flush(conn, root)
+            _remember_tip(conn, G.resolve(root, R.LEDGER_REF))
             notes.append("no remote: the ledger stays in this clone "
                          "(add one with `git remote add origin URL`)")
         else:
             ensure_fetch_refspec(root, remote, fetch_lines.get(remote, []))
             for attempt in range(ATTEMPTS):
-                _fetch(root, remote, timeout)
-                theirs = G.resolve(root, tracking_ref(remote))
+                error = _fetch(root, remote, deadline)
+                theirs, wrong = ledger_state(root, tracking_ref(remote))
                 got = view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
                 pulled += got["imported"]
                 stories.update(got["stories"])
-                if theirs is not None and not _is_ledger(root, theirs):
-                    say(f"{remote}'s refs/genesis/ledger is not a genesis ledger; not merged")
+                if wrong:
                     theirs = None
+                    error = error or (f"{remote}'s {R.LEDGER_REF} is broken ({wrong}); "
+                                      f"not merged; {REPAIR}")
                 if attempt == 0:
-                    if theirs is None:
+                    if theirs is None and not error:
                         notes.append(f"{remote} has no ledger yet")
                     if bind:
                         # commits no hook saw (a squash merge on the server, pulled since),
@@ -343,6 +358,9 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 waiting = view.pending(conn)  # written with the merge: one commit at most
                 local = _merge_into_local(root, theirs, waiting)
                 flushed += view.mark_written(conn, [r.id for r in waiting])
+                _remember_tip(conn, local)
+                if error:
+                    break  # the remote cannot be read, or holds no ledger to build on
                 if not share or remote not in shared_to:
                     if local != theirs and local is not None:
                         notes.append(
@@ -354,19 +372,17 @@ def sync(conn: sqlite3.Connection, repo: Any, config: Any, remote: str | None = 
                 if local is None or local == theirs:
                     break
                 ahead = count_new(root, theirs, local)
-                ok, moved, message = _push(root, remote, timeout)
+                ok, moved, message = _push(root, remote, deadline)
                 if ok:
                     pushed += ahead
                     G.update_ref(root, tracking_ref(remote), local, theirs,
                                  "genesis: pushed the ledger")
                     break
                 if not moved or attempt == ATTEMPTS - 1:
-                    say(f"could not push the ledger to {remote}: {message}; "
-                        "the records stay here until the next sync")
+                    error = f"{remote} refused the ledger: {message}"
                     break
         view.refresh(conn, root, repo.common_dir, repo.project_id, warn=say)
     total = story_rows.count(conn)
     return {"remote": remote, "share": share, "shared_to": shared_to, "pulled": pulled,
             "pushed": pushed, "written": flushed, "stories": sorted(stories), "total_stories": total,
-            "notes": notes}
-
+            "notes": notes, "error": error}
