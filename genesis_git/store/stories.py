@@ -122,6 +122,16 @@ def reset_record(conn: sqlite3.Connection, story_id: str, title: str | None, sta
          created_at, created_by)).rowcount)
 
 
+def set_origin(conn: sqlite3.Connection, story_id: str, project_id: str | None,
+               created_at: str | None, created_by: str | None) -> int:
+    """Set who created the story, when and in which project (the ledger's first creation)."""
+    return int(conn.execute(
+        "UPDATE story_records SET project_id=COALESCE(?, project_id), created_at=?, "
+        "created_by=? WHERE story_id=? AND (COALESCE(?, project_id), created_at, created_by) "
+        "IS NOT (project_id, created_at, created_by)",
+        (project_id, created_at, created_by, story_id, project_id)).rowcount)
+
+
 def set_updated(conn: sqlite3.Connection, story_id: str, at: str, by: str | None) -> None:
     """The story changed ``at`` by ``by`` (``None`` keeps who it names)."""
     conn.execute("UPDATE story_records SET updated_at=?, updated_by=COALESCE(?, updated_by) "
