@@ -215,10 +215,12 @@ def other_links(conn: sqlite3.Connection, story_id: str) -> list[sqlite3.Row]:
 
 
 def first_commit_meta(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
-    """``(meta,)`` of the story's first commit link."""
+    """``(meta,)`` of the story's earliest commit link: by the commit's date, then SHA, the
+    same in every clone (not the order in which this clone learnt of the links)."""
     row: sqlite3.Row | None = conn.execute(
         "SELECT meta FROM story_links WHERE story_id=? AND link_type='commit' "
-        "ORDER BY id LIMIT 1", (story_id,)).fetchone()
+        "ORDER BY meta IS NULL, julianday(json_extract(meta, '$.date')), target_ref LIMIT 1",
+        (story_id,)).fetchone()
     return row
 
 

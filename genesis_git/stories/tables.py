@@ -191,6 +191,8 @@ def remove_artifact(conn: sqlite3.Connection, row: sqlite3.Row) -> None:
             added = json.loads(found[0]).get("payload") or {}
             payload = {k: added.get(k) for k in _KEY_FIELDS}
             private = bool(found[1])
+        else:  # its record never reached a shared ledger (a private one, say): nor does this
+            private = True
     if not payload:  # a row older than the records: its own columns are the key
         payload = {"role": row["artifact_role"], "doc_id": row["doc_id"], "path": row["path"],
                    "section": row["section"], "change_type": row["change_type"]}

@@ -142,3 +142,60 @@ def _tree(where: Path) -> list[tuple[str, str]]:
     out = git(where, "ls-tree", "-r", R.LEDGER_REF)
     return [(line.split("\t")[1], line.split()[2]) for line in out.splitlines()]
 
+
+
+def _records(where: Path, kind: str, story: str) -> int:
+    db = Path(git(where, "rev-parse", "--absolute-git-dir").strip()) / "genesis" / "genesis.db"
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM ledger_records WHERE kind=? AND "
+                                "story_id=?", (kind, story)).fetchone()[0])
+
+
+def test_rebuild_in_two_clones_does_not_flip_the_baseline(team: dict[str, Path]) -> None:
+    ana, bo = team["ana"], team["bo"]
+    commit(ana, "app/a.py", "A = 1\n", "STORY-4: ana's part")
+    commit(bo, "app/other.py", "O = 1\n", "unrelated work")
+    commit(bo, "app/b.py", "B = 1\n", "STORY-4: bo's part")
+    for _ in range(2):
+        for where in (ana, bo, ana):
+            run(where, "sync")
+            run(where, "story", "rebuild")
+    settled = [_records(w, "story.baseline", "STORY-4") for w in (ana, bo)]
+    for _ in range(2):
+        for where in (bo, ana, bo):
+            run(where, "story", "rebuild")
+            run(where, "sync")
+    assert [_records(w, "story.baseline", "STORY-4") for w in (ana, bo)] == settled
+    base = {json.loads(context(w, "STORY-4"))["story"]["baseline_commit_sha"]
+            for w in (ana, bo)}
+    assert len(base) == 1
+
+
+def test_rebuild_from_scratch_keeps_notes_once_and_private_ones_private(
+        team: dict[str, Path], tmp_path: Path) -> None:
+    ana, bo = team["ana"], team["bo"]
+    run(ana, "session", "note", "shared risk: 折扣码 may collide", "--role", "risk")
+    run(ana, "session", "note", "private pricing idea 秘密", "--role", "analysis",
+        "--section", "Hidden-Section-7f3", "--private")
+    commit(ana, "app/a.py", "A = 1\n", "STORY-5: discount codes")
+    run(ana, "sync")
+    before = json.loads(context(ana, "STORY-5"))
+    run(ana, "story", "rebuild", "--from-scratch")
+    after = json.loads(context(ana, "STORY-5"))
+    assert after == before  # nothing twice, the private note still private
+    assert len(after["artifacts"]["risk"]) == 1
+    assert [a["private"] for a in after["artifacts"]["analysis"]] == [True]
+    # the commit is amended to another story: the notes follow it
+    git(ana, "commit", "-q", "--amend", "-m", "STORY-6: discount codes", env=_env(False))
+    run(ana, "sync")
+    run(bo, "sync")
+    shown = json.loads(context(bo, "STORY-6"))
+    assert len(shown["artifacts"]["risk"]) == 1 and "analysis" not in shown["artifacts"]
+    listed = json.loads(run(bo, "story", "list", "--json"))
+    assert "STORY-5" not in json.dumps(listed)  # no empty draft left behind
+    remote = tmp_path / "remote.git"
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"],
+                             cwd=remote, capture_output=True, check=True).stdout
+    assert b"Hidden-Section-7f3" not in objects
+    assert "秘密".encode() not in objects
+    assert "折扣码".encode() in objects  # the public note was shared
