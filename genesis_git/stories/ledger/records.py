@@ -102,10 +102,12 @@ class Record:
             author_name: str = "", author_email: str = "",
             payload: dict[str, Any] | None = None, time: str | None = None,
             hlc: tuple[int, int] | None = None) -> Record:
-        """A record with a content-addressed id; its clock is the next tick of this
-        process's clock unless given."""
+        """A record with a content-addressed id; its clock is ``hlc``, else its ``time``
+        when given (counter 0), else the next tick of this process's clock."""
         wall = wall_ms()
-        if hlc is None:
+        if hlc is None and time is not None and _TIME_RE.match(time):
+            hlc = (time_ms(time), 0)
+        elif hlc is None:
             hlc = _process_clock[0] = tick(_process_clock[0], wall)
         body = dict(payload or {})
         line = record_line(None, kind, story_id, session_id, author_name, author_email,
