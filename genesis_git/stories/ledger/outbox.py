@@ -7,12 +7,13 @@ record are saved together or not at all.  The record waits in the store's
 to the ledger ref; a ``private`` record never leaves the clone.
 
 The hooks import this module on every commit, so it stays as light as they
-are: ``os``, ``json``, ``hashlib`` and ``time``, nothing else.  The format of
+are: ``os``, ``json``, ``hashlib``, ``base64`` and ``time``, nothing else.  The format of
 a record line is defined here (:func:`record_line`) and nowhere else.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -82,10 +83,13 @@ def tick(last: tuple[int, int] | None, wall: int) -> tuple[int, int]:
 def content_id(canonical: bytes) -> str:
     """A record's id: 128 bits of the SHA-256 of its canonical line with an empty id, in
     26 characters of Crockford base 32 (the width of the older time-sorted ids)."""
-    digest = hashlib.sha256(canonical).digest()
-    return _b32(int.from_bytes(digest[:16], "big"), 26)
+    # 2 zero bits, the 128 bits, 6 zero bits: the first 26 base-32 digits are the id
+    padded = (int.from_bytes(hashlib.sha256(canonical).digest()[:16], "big") << 6
+              ).to_bytes(17, "big")
+    return base64.b32encode(padded)[:26].translate(_TO_CROCKFORD).decode("ascii")
 
 
+_TO_CROCKFORD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", _CROCKFORD.encode())
 _EMPTY_ID = '"id":""'
 
 
