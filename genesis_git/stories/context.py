@@ -34,7 +34,9 @@ def _commits(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
             "date": meta.get("date"),
             "author": meta.get("author"),
             "subject": meta.get("subject", link["description"]),
-            "_order": (int(meta.get("committed") or 0), link["id"]),
+            # the same in every clone: not the local row id
+            "_order": (int(meta.get("committed") or 0), link["created_at"] or "",
+                       link["target_ref"]),
         })
     out.sort(key=lambda c: c["_order"])
     for c in out:
