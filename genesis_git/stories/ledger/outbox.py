@@ -111,10 +111,20 @@ def record_line(rid: str | None, kind: str, story_id: str | None, session_id: st
     return line.replace(_EMPTY_ID, f'"id":"{content_id(line.encode())}"', 1)
 
 
+_FROM_CROCKFORD = str.maketrans(_CROCKFORD, "0123456789abcdefghijklmnopqrstuv")
+
+
 def id_matches(line: str, rid: str) -> bool:
-    """Whether the line's id is the hash of its content (the line as written)."""
+    """Whether the line's id is the hash of its content (the line as written); the id is
+    read as a number (``int(..., 32)``) rather than the hash written out."""
     blank = line.replace(f'"id":"{rid}"', _EMPTY_ID, 1)
-    return blank != line and content_id(blank.encode()) == rid
+    if blank == line or len(rid) != 26:
+        return False
+    try:
+        value = int(rid.translate(_FROM_CROCKFORD), 32)
+    except ValueError:
+        return False
+    return value == int.from_bytes(hashlib.sha256(blank.encode()).digest()[:16], "big")
 
 
 # -- who writes ---------------------------------------------------------------------
