@@ -14,9 +14,13 @@ median of ``--runs`` runs:
 * for scale, ``git fetch`` with nothing new and ``genesis --version``.
 
 It also reports the size of the ledger's objects on the remote, loose as the
-pushes left them and after ``git gc``.
+pushes left them and after ``git gc``, and the growth of the remote per sync: a
+session holds ``--notes`` notes (2,000) already shared, then, ``--runs`` times, one
+more note is written (``genesis session note``) and ``genesis sync`` pushes it; the
+figure is the bytes the remote's object store gained by that sync (before ``git
+gc``).  Target: at most 10 KB per sync, whatever the size of the ledger.
 
-    python bench/ledger_bench.py [--runs 5] [--stories 1000]
+    python bench/ledger_bench.py [--runs 5] [--stories 1000] [--notes 2000] [--growth-only]
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from genesis_git.stories.ledger import gitref as G  # noqa: E402
 from genesis_git.stories.ledger import records as R  # noqa: E402
 from genesis_git.stories.ledger.records import Record  # noqa: E402
 
-GENESIS = [str(Path(sys.executable).parent / "genesis")]
+GENESIS = [sys.executable, "-m", "genesis_git"]  # the code next to this file
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -48,6 +52,7 @@ def git(cwd: Path, *args: str) -> str:
 def env() -> dict[str, str]:
     out = {k: v for k, v in os.environ.items() if k != "GENESIS_HOME"}
     out["GENESIS_HOOKS_INDEX"] = "off"
+    out["PYTHONPATH"] = str(ROOT)
     return out
 
 
@@ -97,13 +102,66 @@ def size_of(repo: Path) -> dict[str, int]:
     return out
 
 
+def object_bytes(repo: Path) -> int:
+    """Bytes of every file of a repository's object store (loose objects and packs)."""
+    return sum(f.stat().st_size for f in (repo / "objects").rglob("*") if f.is_file())
+
+
+def sync_growth(tmp: Path, notes: int, runs: int) -> list[int]:
+    """Bytes the remote gains per ``genesis sync`` that pushes one note, with ``notes``
+    notes of the same session already shared."""
+    seed = tmp / "growth-seed"
+    seed.mkdir()
+    git(seed, "init", "-q", "-b", "main")
+    (seed / ".genesis.toml").write_text("[ledger]\nshare = true\n")
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=s", "-c", "user.email=s@x", "commit", "-q", "-m", "init")
+    remote = tmp / "growth.git"
+    git(tmp, "clone", "-q", "--bare", str(seed), str(remote))
+    where = clone(remote, tmp / "growth", "ana")
+    run = [*GENESIS, "session", "note", "--role", "risk"]
+    out = subprocess.run([*run, "first note", "--json"], cwd=where, env=env(), check=True,
+                         capture_output=True, text=True).stdout
+    import json
+
+    session = json.loads(out)["session"]
+    old = [Record.new("note.written", session_id=session, author_name="ana",
+                      author_email="ana@example.com",
+                      payload={"role": "risk", "content": f"note {i}: 订单表新增字段 "
+                               f"discount_code must stay consistent with the orders table",
+                               "path": f"app/module_{i % 50}.py", "section": f"Part {i % 7}"})
+           for i in range(notes)]
+    G.append_records(where, old)
+    subprocess.run([*GENESIS, "sync"], cwd=where, env=env(), check=True,
+                   stdout=subprocess.DEVNULL)
+    grown = []
+    for k in range(runs):
+        subprocess.run([*run, f"one more note {k}"], cwd=where, env=env(), check=True,
+                       stdout=subprocess.DEVNULL)
+        before = object_bytes(remote)
+        subprocess.run([*GENESIS, "sync"], cwd=where, env=env(), check=True,
+                       stdout=subprocess.DEVNULL)
+        grown.append(object_bytes(remote) - before)
+    return grown
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--stories", type=int, default=1000)
+    ap.add_argument("--notes", type=int, default=2000)
+    ap.add_argument("--growth-only", action="store_true",
+                    help="measure only the remote's growth per sync")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="genesis-ledger-bench-"))
     try:
+        grown = sync_growth(tmp, args.notes, args.runs)
+        growth = (f"remote growth per `genesis sync` pushing 1 note, {args.notes:,} notes of "
+                  f"the session already shared: median {statistics.median(grown):,.0f} bytes "
+                  f"(range {min(grown):,}–{max(grown):,}; target ≤ 10,000)")
+        if args.growth_only:
+            print(growth)
+            return
         seed = tmp / "seed"
         seed.mkdir()
         git(seed, "init", "-q", "-b", "main")
@@ -188,6 +246,7 @@ def main() -> None:
               f"({loose['count']} loose objects, {loose['size-pack']} KiB packed); "
               f"{packed['size-pack']} KiB after git gc (the whole remote, with the "
               f"{len(recs) + args.runs * 100} records and one code commit)")
+        print(growth)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

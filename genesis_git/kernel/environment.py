@@ -87,9 +87,13 @@ ENV_PAGER = Variable(
 ENV_TEST_PAUSE_AFTER_BATCH = Variable(
     "GENESIS_TEST_PAUSE_AFTER_BATCH", "path", "",
     "tests only: the indexer creates this file after its first batch and waits")
+ENV_TEST_CLOCK_SKEW = Variable(
+    "GENESIS_TEST_CLOCK_SKEW", "float", "0",
+    "tests only: seconds added to the wall clock of the ledger's record writer "
+    "(a clone whose clock is wrong)")
 
 ENV_VARIABLES = (ENV_HOME, ENV_BUSY_TIMEOUT_MS, ENV_HOOKS, ENV_HOOKS_INDEX, ENV_PREPUSH_TIMEOUT,
-                 ENV_DEBUG, ENV_PAGER, ENV_TEST_PAUSE_AFTER_BATCH)
+                 ENV_DEBUG, ENV_PAGER, ENV_TEST_PAUSE_AFTER_BATCH, ENV_TEST_CLOCK_SKEW)
 
 
 def setting_variable(section: str, key: str) -> str:

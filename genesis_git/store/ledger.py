@@ -51,11 +51,14 @@ def line(conn: sqlite3.Connection, record_id: str) -> sqlite3.Row | None:
 
 
 def last_shared_line(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
-    """``(line,)`` of the story's last shared record: by time, then author, then id."""
+    """``(line,)`` of the story's last shared record in the fold's order: by clock (a
+    record without one counts as its time in milliseconds, counter 0), then id."""
     row: sqlite3.Row | None = conn.execute(
         "SELECT line FROM ledger_records WHERE story_id=? AND private=0 "
-        "ORDER BY json_extract(line, '$.time') DESC, json_extract(line, '$.author_email') DESC, "
-        "id DESC LIMIT 1", (story_id,)).fetchone()
+        "ORDER BY COALESCE(json_extract(line, '$.hlc[0]'), CAST(ROUND((julianday("
+        "json_extract(line, '$.time')) - 2440587.5) * 86400000) AS INTEGER)) DESC, "
+        "COALESCE(json_extract(line, '$.hlc[1]'), 0) DESC, id DESC LIMIT 1",
+        (story_id,)).fetchone()
     return row
 
 
@@ -107,3 +110,42 @@ def shared_lines(conn: sqlite3.Connection) -> list[str]:
     """The lines of every shared record the store holds (in a ref or not), in id order."""
     return [r[0] for r in conn.execute(
         "SELECT line FROM ledger_records WHERE private=0 ORDER BY id")]
+
+
+# -- the hybrid logical clock of the records this clone writes ----------------------------
+
+_CLOCK_KEY = "ledger:clock"
+
+
+def clock(conn: sqlite3.Connection) -> tuple[int, int] | None:
+    """The latest clock this clone wrote or read, ``(milliseconds, counter)``; kept in
+    ``genesis_kv``, found again from the records when that was cleared."""
+    row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (_CLOCK_KEY,)).fetchone()
+    if row is not None:
+        ms, _, count = str(row[0]).partition(".")
+        if ms.isdigit() and count.isdigit():
+            return int(ms), int(count)
+    top = conn.execute(
+        "SELECT json_extract(line, '$.hlc[0]') AS ms, json_extract(line, '$.hlc[1]') AS n "
+        "FROM ledger_records WHERE json_type(line, '$.hlc[0]') = 'integer' "
+        "ORDER BY ms DESC, n DESC LIMIT 1").fetchone()
+    return (int(top[0]), int(top[1])) if top is not None else None
+
+
+def set_clock(conn: sqlite3.Connection, value: tuple[int, int]) -> None:
+    conn.execute("INSERT INTO genesis_kv(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                 "SET value=excluded.value", (_CLOCK_KEY, f"{value[0]}.{value[1]}"))
+
+
+def replace_line(conn: sqlite3.Connection, record_id: str, line: str) -> None:
+    """A conflicting duplicate: the record's line is the one the fold keeps."""
+    conn.execute("UPDATE ledger_records SET line=? WHERE id=?", (line, record_id))
+
+
+def lines_of(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]:
+    """``id -> line`` of the records of ``ids`` that the store holds."""
+    out: dict[str, str] = {}
+    for part in parts(ids):
+        out.update(conn.execute(f"SELECT id, line FROM ledger_records WHERE id IN "
+                                f"({','.join('?' * len(part))})", part).fetchall())
+    return out

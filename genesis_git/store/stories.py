@@ -122,6 +122,16 @@ def reset_record(conn: sqlite3.Connection, story_id: str, title: str | None, sta
          created_at, created_by)).rowcount)
 
 
+def set_origin(conn: sqlite3.Connection, story_id: str, project_id: str | None,
+               created_at: str | None, created_by: str | None) -> int:
+    """Set who created the story, when and in which project (the ledger's first creation)."""
+    return int(conn.execute(
+        "UPDATE story_records SET project_id=COALESCE(?, project_id), created_at=?, "
+        "created_by=? WHERE story_id=? AND (COALESCE(?, project_id), created_at, created_by) "
+        "IS NOT (project_id, created_at, created_by)",
+        (project_id, created_at, created_by, story_id, project_id)).rowcount)
+
+
 def set_updated(conn: sqlite3.Connection, story_id: str, at: str, by: str | None) -> None:
     """The story changed ``at`` by ``by`` (``None`` keeps who it names)."""
     conn.execute("UPDATE story_records SET updated_at=?, updated_by=COALESCE(?, updated_by) "
@@ -204,12 +214,37 @@ def other_links(conn: sqlite3.Connection, story_id: str) -> list[sqlite3.Row]:
                         "link_type<>'commit' ORDER BY id", (story_id,)).fetchall()
 
 
-def first_commit_meta(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row | None:
-    """``(meta,)`` of the story's first commit link."""
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT meta FROM story_links WHERE story_id=? AND link_type='commit' "
-        "ORDER BY id LIMIT 1", (story_id,)).fetchone()
-    return row
+def first_commit_meta(conn: sqlite3.Connection, story_id: str) -> tuple[str] | None:
+    """``(meta,)`` of the story's earliest commit link, the same in every clone (not the
+    order in which this clone learnt of the links): of the commits whose first parent is
+    not one of the story's commits, the earliest committed, then the lowest SHA."""
+    import json
+
+    metas: dict[str, dict[str, Any]] = {}
+    texts: dict[str, str] = {}
+    for sha, text in conn.execute("SELECT target_ref, meta FROM story_links WHERE story_id=? "
+                                  "AND link_type='commit' AND meta IS NOT NULL", (story_id,)):
+        try:
+            meta = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(meta, dict):
+            metas[sha], texts[sha] = meta, text
+    if not metas:
+        return None
+
+    def first_parent(sha: str) -> str | None:
+        parents = metas[sha].get("parents") or [None]
+        return parents[0] if isinstance(parents, list) else None
+
+    roots = [sha for sha in metas if first_parent(sha) not in metas] or list(metas)
+
+    def when(sha: str) -> tuple[int, str, str]:
+        committed = metas[sha].get("committed")
+        return (committed if isinstance(committed, int) else 0,
+                str(metas[sha].get("date") or ""), sha)
+
+    return (texts[min(roots, key=when)],)
 
 
 def linking(conn: sqlite3.Connection, sha: str) -> list[str]:

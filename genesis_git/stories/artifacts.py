@@ -101,16 +101,16 @@ def add_note(ctx: Context, text: str, *, role: str = ROLE_NOTE, path: str | None
     from genesis_git.stories.ledger import outbox
 
     stamp = ledger.now()
-    rid = outbox.new_id()
     by = author(ctx.repo)
     with transaction(ctx.conn):
+        rec = outbox.draft(ctx.conn, "note.written",
+                           {"role": role, "content": text.strip(), "path": rel,
+                            "section": section, "created_at": stamp, "created_by": by},
+                           session_id=session_id, at=stamp)
         note_id = session_rows.add_note(ctx.conn, session_id, ctx.repo.project_id, role, rel,
                                         section, text.strip(), by, stamp, 1 if private else 0,
-                                        rid)
-        outbox.emit(ctx.conn, "note.written",
-                    {"role": role, "content": text.strip(), "path": rel, "section": section,
-                     "created_at": stamp, "created_by": by},
-                    session_id=session_id, private=private, rid=rid, at=stamp)
+                                        rec.id)
+        outbox.save(ctx.conn, rec, private=private)
     row = session_rows.note(ctx.conn, note_id)
     assert row is not None
     return {**artifact_dict(ctx.conn, row), "secret": secret}

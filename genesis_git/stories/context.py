@@ -27,21 +27,50 @@ CodeSearch = Callable[[str, int], tuple[list[dict[str, Any]], list[str]]]
 
 
 def _commits(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
+    """The story's commits, oldest first: by commit time, a parent before its child, then
+    the time of the link's record and the SHA (the same in every clone)."""
     out = []
+    parents: dict[str, list[str]] = {}
     for link in ledger.commit_links(conn, story_id):
         meta = json.loads(link["meta"]) if link["meta"] else {}
+        parents[link["target_ref"]] = [p for p in meta.get("parents") or [] if isinstance(p, str)]
         out.append({
             "sha": link["target_ref"],
             "short": link["target_ref"][:10],
             "date": meta.get("date"),
             "author": meta.get("author"),
             "subject": meta.get("subject", link["description"]),
-            "_order": (int(meta.get("committed") or 0), link["id"]),
+            "_order": (int(meta.get("committed") or 0), link["created_at"] or "",
+                       link["target_ref"]),
         })
+    depth = _depths(parents)
+    for c in out:
+        c["_order"] = (c["_order"][0], depth[c["sha"]], *c["_order"][1:])
     out.sort(key=lambda c: c["_order"])
     for c in out:
         del c["_order"]
     return out
+
+
+def _depths(parents: dict[str, list[str]]) -> dict[str, int]:
+    """How many of the story's own commits precede each one (a parent before its child),
+    without recursion: a story may hold a long chain of commits."""
+    depth: dict[str, int] = {}
+    for start in parents:
+        stack = [start]
+        while stack:
+            sha = stack[-1]
+            if sha in depth:
+                stack.pop()
+                continue
+            todo = [p for p in parents[sha] if p in parents and p not in depth
+                    and p not in stack]
+            if todo:
+                stack.extend(todo)
+                continue
+            depth[sha] = 1 + max((depth[p] for p in parents[sha] if p in depth), default=-1)
+            stack.pop()
+    return depth
 
 
 def net_files(changes: list[tuple[str, str]]) -> list[dict[str, str]]:

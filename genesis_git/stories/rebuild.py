@@ -91,8 +91,10 @@ def _rebuild(conn: sqlite3.Connection, repo: Repo, rules: StoryRules,
     }
 
 
-LEDGER_TABLES = ("sessions", "session_artifacts", "story_records", "story_artifacts",
-                 "story_links")
+# the records first: private ones and those not yet shared exist nowhere else, and the
+# rows below name them (a private note stays private, nothing is recorded twice)
+LEDGER_TABLES = ("ledger_records", "sessions", "session_artifacts", "story_records",
+                 "story_artifacts", "story_links")
 
 
 def move_aside(db: Path) -> Path | None:
@@ -113,7 +115,9 @@ def move_aside(db: Path) -> Path | None:
 
 def salvage(conn: sqlite3.Connection, old: Path) -> dict[str, int]:
     """Copy the ledger rows that can still be read from a damaged store, table by table
-    (a table that cannot be read is skipped; the derived cache is not copied)."""
+    (a table that cannot be read is skipped; the derived cache is not copied).  Call it
+    on the new store before the ledger's view is refreshed: the records come first, so
+    that the view's refresh finds them known and adds nothing twice."""
     out: dict[str, int] = {}
     try:
         store.attach_readonly(conn, str(old), "old")

@@ -17,8 +17,6 @@ requirement document) exists only in the ledger.
 
 from __future__ import annotations
 
-import time
-
 from genesis_git.kernel.transaction import Transaction
 from genesis_git.kernel.vocabulary import LINK_COMMIT, ROLE_ORDER, STATUS_DRAFT, STATUS_IN_PROGRESS
 from genesis_git.store import ledger as ledger_rows
@@ -37,9 +35,8 @@ COMMIT_SOURCE = "commit"
 
 
 def now() -> str:
-    """UTC, milliseconds, the format of the schema's defaults."""
-    t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+    """UTC, milliseconds, the format of the schema's defaults (the records' wall clock)."""
+    return outbox.now_iso()
 
 
 def immediate(conn: sqlite3.Connection) -> Transaction:
@@ -111,15 +108,15 @@ def add_link(conn: sqlite3.Connection, story_id: str, link_type: str, target: st
              record: bool = True) -> bool:
     import json
 
-    rid = outbox.new_id() if record else None
     stamp = now()  # the row's time is its record's, as in every other clone's view
+    rec = outbox.draft(conn, "link.added", {"link_type": link_type, "target": target,
+                                            "description": description, "meta": meta},
+                       story_id=story_id, at=stamp) if record else None
     added = story_rows.add_link(conn, story_id, link_type, target, description,
                                 json.dumps(meta, ensure_ascii=False) if meta is not None
-                                else None, stamp, rid)
-    if added and rid:
-        outbox.emit(conn, "link.added", {"link_type": link_type, "target": target,
-                                         "description": description, "meta": meta},
-                    story_id=story_id, rid=rid, at=stamp)
+                                else None, stamp, rec.id if rec else None)
+    if added and rec:
+        outbox.save(conn, rec)
     return bool(added)
 
 
@@ -132,20 +129,20 @@ def add_artifact(conn: sqlite3.Connection, story_id: str, role: str, *,
                  note_id: str | None = None, private: bool = False,
                  record: bool = True) -> bool:
     """Add an artifact; its record is ``private`` when it comes from a private note."""
-    rid = outbox.new_id() if record else None
     created_at = created_at or now()
     created_by = created_by or (outbox.author_text(conn) if record else None)
+    rec = outbox.draft(conn, "artifact.added", {
+        "role": role, "content": summary, "path": path, "section": section,
+        "doc_id": doc_id, "doc_version": doc_version, "chunk_id": chunk_id,
+        "change_type": change_type, "source_ref": source_ref,
+        "source_session": None if source_ref == COMMIT_SOURCE else source_ref,
+        "note_id": note_id, "created_at": created_at, "created_by": created_by},
+        story_id=story_id) if record else None
     added = story_rows.add_artifact(conn, story_id, role, doc_id, doc_version, path,
                                     section, chunk_id, change_type, summary, source_ref,
-                                    created_by, created_at, rid)
-    if added and rid:
-        outbox.emit(conn, "artifact.added", {
-            "role": role, "content": summary, "path": path, "section": section,
-            "doc_id": doc_id, "doc_version": doc_version, "chunk_id": chunk_id,
-            "change_type": change_type, "source_ref": source_ref,
-            "source_session": None if source_ref == COMMIT_SOURCE else source_ref,
-            "note_id": note_id, "created_at": created_at, "created_by": created_by},
-            story_id=story_id, rid=rid, private=private)
+                                    created_by, created_at, rec.id if rec else None)
+    if added and rec:
+        outbox.save(conn, rec, private=private)
     return bool(added)
 
 
@@ -194,6 +191,8 @@ def remove_artifact(conn: sqlite3.Connection, row: sqlite3.Row) -> None:
             added = json.loads(found[0]).get("payload") or {}
             payload = {k: added.get(k) for k in _KEY_FIELDS}
             private = bool(found[1])
+        else:  # its record never reached a shared ledger (a private one, say): nor does this
+            private = True
     if not payload:  # a row older than the records: its own columns are the key
         payload = {"role": row["artifact_role"], "doc_id": row["doc_id"], "path": row["path"],
                    "section": row["section"], "change_type": row["change_type"]}

@@ -80,7 +80,8 @@ def test_append_and_read_back_from_git(tmp_path: Path) -> None:
     assert c1 and G.resolve(repo, R.LEDGER_REF) == c1
     assert append_records(repo, first) is None  # nothing new
     files = git(repo, "ls-tree", "-r", "--name-only", R.LEDGER_REF).split()
-    assert files == ["genesis-ledger", "sessions/s-1.jsonl", "stories/STORY-12.jsonl"]
+    assert files[0] == "genesis-ledger" and len(files) == 2  # one new file per write
+    assert files[1].startswith("log/") and files[1].endswith(".jsonl")
     more = rec("story.title", title="Discount codes")
     c2 = append_records(repo, [more])
     assert git(repo, "rev-parse", f"{c2}^").strip() == c1

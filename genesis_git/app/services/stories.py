@@ -91,7 +91,7 @@ class Stories:
             ws.close()
             aside = rebuild.move_aside(ws.store_path)
             if aside is not None:
-                salvaged = rebuild.salvage(ws.caught_up().conn, aside)
+                salvaged = rebuild.salvage(ws.context.conn, aside)  # before the view's refresh
         ctx = ws.caught_up()
         res = rebuild.rebuild(ctx.conn, ctx.repo, ctx.config, prune=prune)
         if from_scratch:

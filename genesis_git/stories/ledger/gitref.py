@@ -9,6 +9,7 @@ tree or the user's index.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import time
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from genesis_git.kernel.gitrun import GitError, no_git_env, run_git
+from genesis_git.stories.ledger.outbox import wall_ms
 from genesis_git.stories.ledger.records import (
     FORMAT,
     LEDGER_REF,
@@ -24,9 +26,9 @@ from genesis_git.stories.ledger.records import (
     Record,
     Warn,
     _stderr_warn,
+    batch_files,
     parse_blob,
-    record_path,
-    union_lines,
+    winner,
 )
 
 
@@ -124,21 +126,41 @@ def commit_records(root: str | Path, commit: str, *, paths: Iterable[str] | None
 def read_records(repo_root: str | Path, ref: str | None = None, *,
                  warn: Warn | None = None) -> Iterator[Record]:
     """Every record of the ledger ref ``ref`` (default: the local ledger and every
-    remote's copy), each id once.  Malformed records are skipped with one warning per
-    ref; a ref that is not a ledger is skipped with one warning."""
+    remote's copy), each id once (of two different records with one id, the
+    :func:`~genesis_git.stories.ledger.records.winner`, with one warning).  Malformed
+    records are skipped with one warning per ref; a ref that is not a ledger is skipped
+    with one warning."""
     refs = [(ref, resolve(repo_root, ref) or "")] if ref else ledger_refs(repo_root)
-    seen: set[str] = set()
+    chosen: dict[str, tuple[Record, str]] = {}
+    conflicts: list[str] = []
     for name, sha in refs:
         if not sha:
             continue
-        records = commit_records(repo_root, sha, warn=warn, what=name)
+        lines: list[str] = []
+        records = commit_records(repo_root, sha, warn=warn, what=name, lines=lines)
         if records is None:
             (warn or _stderr_warn)(f"{name} is not a genesis ledger; skipped")
             continue
-        for rec in records:
-            if rec.id not in seen:
-                seen.add(rec.id)
-                yield rec
+        for rec, line in zip(records, lines, strict=True):
+            old = chosen.get(rec.id)
+            if old is None:
+                chosen[rec.id] = (rec, line)
+            elif old[1] != line and json.loads(old[1]) != json.loads(line):
+                conflicts.append(rec.id)
+                best = winner(old[1].encode(), line.encode(), rec.id.encode())
+                chosen[rec.id] = old if best == old[1].encode() else (rec, line)
+    report_conflicts(conflicts, warn)
+    for rec, _line in chosen.values():
+        yield rec
+
+
+def report_conflicts(ids: Sequence[str], warn: Warn | None) -> None:
+    """One warning for records whose id came with two different contents."""
+    unique = sorted(set(ids))
+    if unique:
+        more = f" (and {len(unique) - 1} more)" if len(unique) > 1 else ""
+        (warn or _stderr_warn)(f"ledger record {unique[0]}{more} came with two different "
+                               "contents; every clone keeps the same one")
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -196,29 +218,23 @@ def update_ref(root: str | Path, ref: str, new: str, old: str | None, reason: st
 
 def append_records(repo_root: str | Path, records: Iterable[Record], ref: str = LEDGER_REF,
                    *, attempts: int = 20) -> str | None:
-    """Add ``records`` to the ledger ``ref`` in one commit; safe against concurrent
-    writers (compare-and-swap on the ref, retried).  Returns the new commit, or
+    """Add ``records`` to the ledger ``ref`` in one commit, as one new file (nothing
+    already written changes); safe against concurrent writers (compare-and-swap on the
+    ref, retried).  Returns the new commit, or
     ``None`` when there was nothing new to add."""
-    by_path: dict[str, list[Record]] = {}
-    for rec in records:
-        by_path.setdefault(record_path(rec.story_id, rec.session_id), []).append(rec)
-    if not by_path:
+    batch = list(records)
+    if not batch:
         return None
+    files = batch_files(batch, wall_ms())
     for attempt in range(attempts):
         old = resolve(repo_root, ref)
         current = tree_files(repo_root, old) if old else {}
         if current is None:
             raise GitError(f"{ref} is not a genesis ledger")
-        blobs = read_blobs(repo_root, [current[p] for p in by_path if p in current])
-        changed: dict[str, bytes] = {}
-        for path, recs in by_path.items():
-            before = blobs.get(current.get(path, ""), b"")
-            after = union_lines(before, "\n".join(r.to_json() for r in recs).encode())
-            if after != before:
-                changed[path] = after
+        changed = {path: data for path, data in files.items() if path not in current}
         if not changed:
             return None
-        n = sum(len(v) for v in by_path.values())
+        n = len(batch)
         commit = write_commit(repo_root, old, changed, [old] if old else [],
                               f"genesis ledger: {n} record{'s' if n != 1 else ''}")
         if update_ref(repo_root, ref, commit, old, "genesis: append records"):

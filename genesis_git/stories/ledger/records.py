@@ -1,99 +1,34 @@
-"""Ledger records: immutable, time-sortable facts about stories, kept in git.
+"""Ledger records: immutable facts about stories, kept in git, and their fold.
 
 Every change of the story ledger is one :class:`Record`.  The state of a story
 is the :func:`fold` of its records; two clones that wrote at the same time
 merge by taking the union of their records, and the fold does not depend on the
-order in which records arrived.  Only the single-valued fields (a story's title,
-status and baseline, whether a link or an artifact is present) take the last
-writer, ordered by ``(time, author_email, id)``.  :mod:`genesis_git.stories.ledger.gitref`
-reads and writes the ledger's trees in git.
+order in which records arrived.  Records are taken in one total order: the
+hybrid logical clock each record carries (``hlc``: milliseconds and a counter),
+then the id; a record written before records carried a clock counts as its wall
+time with counter 0.  The single-valued fields (a story's title, status and
+baseline, whether a link or an artifact is present) take the last writer in that
+order; ``created_at``, ``created_by`` and ``project_id`` come from the first
+``story.created``.  A record's id is the hash of its content (:func:`outbox.content_id
+<genesis_git.stories.ledger.outbox.content_id>`); of two different lines with one id
+every clone keeps the same one (:func:`winner`).
 
-**Where records live.**  The ref ``refs/genesis/ledger`` points at a commit
-whose tree holds one JSON Lines file per story and per session (records are
-keyed by story id and session id, never by commit SHA, so that a squash merge
-or a rebase on the server loses nothing)::
+**Where records live.**  The ref ``refs/genesis/ledger`` points at a commit whose
+tree holds the marker file ``genesis-ledger`` and files of JSON Lines, one record
+a line, sorted and unique by id.  Each write adds one file,
+``log/YYYY/MM/DD/<hash>.jsonl`` (:func:`batch_path`), never changed afterwards;
+the per-story and per-session files of the older layout (``stories/<story
+id>.jsonl``, ``sessions/<session id>.jsonl``, ``other.jsonl``) are still read.
+What was fetched from a remote sits under ``refs/genesis/remotes/<remote>/ledger``.
 
-    genesis-ledger                 marker ("1"): a tree without it is not a ledger
-    stories/<story id>.jsonl       records with a story id
-    sessions/<session id>.jsonl    records of a session that no story holds yet
-    other.jsonl                    records with neither
-
-Each file holds one record per line, sorted by id and unique by id, so the
-union of two versions of a file is their sorted, de-duplicated lines (the
-``cat_sort_uniq`` strategy of git notes).  A name outside ``[A-Za-z0-9._-]``
-is percent-encoded in the path.  What was fetched from a remote sits under
-``refs/genesis/remotes/<remote>/ledger``.
-
-**Kinds and their payloads** (the columns of the story tables,
-docs/reference/mirror-schema.md; a payload key whose value is unknown may be missing
-or null; consumers skip kinds they do not know, and new keys may appear in any
-payload):
-
-``story.created``
-    ``title``, ``status`` (draft, in_progress, review, done, archived),
-    ``project_id``, ``baseline_commit_sha``, ``created_by`` (``Name <email>``,
-    when it is not the record's author: the author of the commit that named the
-    story).  A story created in two clones has two such records; the earliest
-    gives ``created_at``/``created_by``.
-``story.title``
-    ``title``: the title set by hand (beats the title of ``story.created``).
-``story.status``
-    ``status``.
-``story.baseline``
-    ``baseline_commit_sha``: the first parent of the story's earliest commit, written
-    when a binding changes it; the last one wins over the baseline of
-    ``story.created``.
-``story.removed``
-    No payload: the story was left with nothing (its commits rewritten away, its
-    notes moved or back to pending).  After the last one, the story is not
-    listed unless a ``story.created``, ``story.title``, ``story.status`` or
-    ``story.baseline`` record follows, or an artifact or a link is still present
-    (artifacts and links leave only by their own records, so whatever another
-    clone added meanwhile keeps the story, with its fields).  A removal that a
-    later ``story.created`` answers starts the story again: those four kinds of
-    record before it no longer count, and ``created_at`` is the first record
-    after it.
-``artifact.added``
-    ``role`` (requirement, analysis, doc_change, test_model, note, decision,
-    risk), ``content`` (the text: ``story_artifacts.summary``), ``path``,
-    ``section``, ``doc_id``, ``doc_version``, ``chunk_id``, ``change_type``
-    (added, updated, removed, linked), ``source_ref`` (``commit`` for a
-    commit's changed file, else the id of the session it came from),
-    ``source_session``, ``note_id`` (the id of the ``note.written`` record it
-    binds, if any), ``created_at``, ``created_by`` (the original author,
-    ``Name <email>``).  Artifacts are unique by (role, doc_id, path, section,
-    change_type), or by ``note_id`` when they bind a note; the earliest record
-    since the key's last ``artifact.removed`` wins.  A ``doc_change`` artifact of
-    a commit (``source_ref`` = ``commit``, ``doc_id`` = the SHA) is part of the
-    story only while its commit link is.
-``artifact.removed``
-    The artifact leaves this story only (a note that followed its commit to
-    another story or back to pending, a requirement that went with it): its key,
-    ``note_id`` when it binds a note, else ``role``, ``doc_id``, ``path``,
-    ``section``, ``change_type``; and ``record_id``, the ``artifact.added`` it
-    undoes (the key of an artifact with neither a note nor a document).  It
-    removes what was added before it; a later ``artifact.added`` of the same key
-    brings the artifact back.
-``link.added``
-    ``link_type`` (story, adr, ticket, pr, commit, doc, external), ``target``,
-    ``description``, ``meta`` (an object: for a commit its author, date,
-    subject and parents).
-``link.removed``
-    ``link_type``, ``target``: a commit that a rebase or an amend replaced.
-``note.written``
-    A session note before any story holds it: ``role``, ``content``, ``path``,
-    ``section``, ``created_at``, ``created_by``.
-``note.retracted``
-    ``note_id``: the id of a ``note.written`` or ``artifact.added`` record: its
-    author took the note back (``genesis session retract``).  The artifacts that
-    carry it leave every story of the fold, whatever the order and for good.  One
-    record is written under each story that holds the note (a story's own records
-    are enough to fold it) and one under the note's session (no story id), which
-    withdraws the pending note.  A private note's retraction is private too.
+The kinds and their payloads are specified in docs/reference/ledger-records.md.
+:mod:`genesis_git.stories.ledger.gitref` reads and writes the ledger's trees in git.
 """
 
 from __future__ import annotations
 
+import calendar
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -101,7 +36,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from genesis_git.kernel.vocabulary import LINK_COMMIT, STATUS_DRAFT
-from genesis_git.stories.ledger.outbox import new_id, now_iso, record_line
+from genesis_git.stories.ledger.outbox import (
+    id_matches,
+    iso,
+    new_id,
+    now_iso,
+    record_line,
+    tick,
+    wall_ms,
+)
 
 __all__ = ["KINDS", "LEDGER_REF", "Record", "StoryState", "fold", "new_id", "now_iso",
            "record_path"]
@@ -131,6 +74,17 @@ def _stderr_warn(message: str) -> None:
 
 # -- the record ------------------------------------------------------------------------
 
+_process_clock: list[tuple[int, int] | None] = [None]  # Record.new outside a store
+
+
+def time_ms(stamp: str) -> int:
+    """Milliseconds since the epoch of a record's ``time`` (checked by ``_TIME_RE``)."""
+    whole, _, frac = stamp[:-1].partition(".")
+    secs = calendar.timegm((int(whole[0:4]), int(whole[5:7]), int(whole[8:10]),
+                            int(whole[11:13]), int(whole[14:16]), int(whole[17:19]), 0, 0, 0))
+    return secs * 1000 + int((frac + "000")[:3])
+
+
 @dataclass(frozen=True)
 class Record:
     id: str
@@ -141,23 +95,35 @@ class Record:
     author_email: str
     time: str
     payload: dict[str, Any] = field(default_factory=dict)
+    hlc: tuple[int, int] | None = None  # None: written before records carried a clock
 
     @classmethod
     def new(cls, kind: str, *, story_id: str | None = None, session_id: str | None = None,
             author_name: str = "", author_email: str = "",
-            payload: dict[str, Any] | None = None, time: str | None = None) -> Record:
-        return cls(id=new_id(), kind=kind, story_id=story_id, session_id=session_id,
-                   author_name=author_name, author_email=author_email,
-                   time=time or now_iso(), payload=dict(payload or {}))
+            payload: dict[str, Any] | None = None, time: str | None = None,
+            hlc: tuple[int, int] | None = None) -> Record:
+        """A record with a content-addressed id; its clock is ``hlc``, else its ``time``
+        when given (counter 0), else the next tick of this process's clock."""
+        wall = wall_ms()
+        if hlc is None and time is not None and _TIME_RE.match(time):
+            hlc = (time_ms(time), 0)
+        elif hlc is None:
+            hlc = _process_clock[0] = tick(_process_clock[0], wall)
+        body = dict(payload or {})
+        line = record_line(None, kind, story_id, session_id, author_name, author_email,
+                           time or iso(wall), body, hlc)
+        return cls.from_json(line)
 
     def to_json(self) -> str:
         """One line, sorted keys, UTF-8 text kept as it is."""
         return record_line(self.id, self.kind, self.story_id, self.session_id,
-                           self.author_name, self.author_email, self.time, self.payload)
+                           self.author_name, self.author_email, self.time, self.payload,
+                           self.hlc)
 
     @classmethod
     def from_json(cls, line: str) -> Record:
-        """Parse one line; ``ValueError`` names what is wrong with a malformed record."""
+        """Parse one line; ``ValueError`` names what is wrong with a malformed record (a
+        record with a clock whose id is not the hash of its content is one)."""
         try:
             data = json.loads(line)
         except (json.JSONDecodeError, RecursionError) as exc:
@@ -183,9 +149,23 @@ class Record:
         payload = data.get("payload", {})
         if not isinstance(payload, dict):
             raise ValueError("the payload is not an object")
-        return cls(id=rid, kind=kind, story_id=data.get("story_id"),
-                   session_id=data.get("session_id"), author_name=data.get("author_name", ""),
-                   author_email=data.get("author_email", ""), time=stamp, payload=payload)
+        clock = data.get("hlc")
+        hlc: tuple[int, int] | None = None
+        if clock is not None:
+            if (not isinstance(clock, list) or len(clock) != 2
+                    or not all(type(v) is int and v >= 0 for v in clock)):
+                raise ValueError(f"bad hlc {clock!r}")
+            hlc = (clock[0], clock[1])
+        rec = cls(id=rid, kind=kind, story_id=data.get("story_id"),
+                  session_id=data.get("session_id"), author_name=data.get("author_name", ""),
+                  author_email=data.get("author_email", ""), time=stamp, payload=payload,
+                  hlc=hlc)
+        if hlc is not None and not id_matches(line.strip(), rid):
+            canonical = record_line(None, rec.kind, rec.story_id, rec.session_id,
+                                    rec.author_name, rec.author_email, rec.time, payload, hlc)
+            if not id_matches(canonical, rid):
+                raise ValueError(f"id {rid} is not the hash of the record's content")
+        return rec
 
     @property
     def author(self) -> str:
@@ -194,18 +174,40 @@ class Record:
             return f"{self.author_name} <{self.author_email}>"
         return self.author_name or self.author_email
 
-    def order(self) -> tuple[str, str, str]:
-        """The last-writer-wins order."""
-        return (self.time, self.author_email, self.id)
+    @property
+    def clock(self) -> tuple[int, int]:
+        """The record's logical clock; a record written before records carried one counts
+        as its wall time in milliseconds with counter 0."""
+        return self.hlc if self.hlc is not None else (time_ms(self.time), 0)
+
+    def order(self) -> tuple[int, int, str]:
+        """The total order of the fold and of last-writer-wins: clock, then id."""
+        ms, count = self.clock
+        return (ms, count, self.id)
 
 
 def record_path(story_id: str | None, session_id: str | None) -> str:
-    """The file of the ledger tree that holds a record with these keys."""
+    """The file of the per-story layout (written before 2026-12) that holds a record with
+    these keys: still read, no longer written (see :func:`batch_path`)."""
     if story_id:
         return f"stories/{quote(story_id)}.jsonl"
     if session_id:
         return f"sessions/{quote(session_id)}.jsonl"
     return "other.jsonl"
+
+
+def batch_path(content: bytes, ms: int) -> str:
+    """Where one batch of records is written: ``log/YYYY/MM/DD/<hash>.jsonl``, sharded by
+    the day it was written and named by the hash of its content, so that it is written
+    once and never changed, and two clones writing the same batch write the same file."""
+    day = iso(ms)[:10].replace("-", "/")
+    return f"log/{day}/{hashlib.sha256(content).hexdigest()[:32]}.jsonl"
+
+
+def batch_files(records: Iterable[Record], ms: int) -> dict[str, bytes]:
+    """The new file of a batch of records (none for no records)."""
+    content = union_lines("\n".join(r.to_json() for r in records).encode())
+    return {batch_path(content, ms): content} if content else {}
 
 
 def quote(name: str) -> str:
@@ -220,8 +222,28 @@ def _line_id(line: bytes) -> bytes:
     return line[at + 6:at + 32] if at >= 0 else line
 
 
-def union_lines(*blobs: bytes) -> bytes:
-    """The sorted union of record lines, unique by id (for one id the smallest line)."""
+def _verified(line: bytes, rid: bytes) -> bool:
+    if b'"hlc":[' not in line:
+        return False
+    try:
+        return id_matches(line.decode("utf-8"), rid.decode("ascii"))
+    except UnicodeDecodeError:
+        return False
+
+
+def winner(a: bytes, b: bytes, rid: bytes) -> bytes:
+    """Of two different lines with one id (a conflicting duplicate), the one every clone
+    keeps: the one whose id is the hash of its content, else the one with the lowest
+    SHA-256."""
+    va, vb = _verified(a, rid), _verified(b, rid)
+    if va != vb:
+        return a if va else b
+    return min(a, b, key=lambda x: hashlib.sha256(x).digest())
+
+
+def union_lines(*blobs: bytes, conflicts: list[bytes] | None = None) -> bytes:
+    """The sorted union of record lines, unique by id (for one id with two contents, the
+    :func:`winner`; its id goes to ``conflicts``)."""
     by_id: dict[bytes, bytes] = {}
     for blob in blobs:
         for line in blob.splitlines():
@@ -230,8 +252,12 @@ def union_lines(*blobs: bytes) -> bytes:
                 continue
             key = _line_id(line)
             old = by_id.get(key)
-            if old is None or line < old:
+            if old is None:
                 by_id[key] = line
+            elif old != line:
+                by_id[key] = winner(old, line, key)
+                if conflicts is not None:
+                    conflicts.append(key)
     return b"".join(by_id[k] + b"\n" for k in sorted(by_id))
 
 
@@ -310,7 +336,7 @@ def removed_key(payload: dict[str, Any]) -> tuple[Any, ...]:
 
 def fold(records: Iterable[Record]) -> dict[str, StoryState]:
     """``story_id -> state``.  The same set of records gives the same states in any
-    order: records are taken in ``(time, author_email, id)`` order."""
+    order: records are taken in the order of :meth:`Record.order` (clock, then id)."""
     by_story: dict[str, list[Record]] = {}
     for rec in records:
         if rec.story_id:
@@ -340,6 +366,7 @@ def _fold_story(sid: str, recs: list[Record], retracted: set[str]) -> StoryState
     status: str | None = None
     baseline: tuple[str | None] | None = None
     fresh = False  # a field record after the last removal
+    created_seen = False  # created_at/created_by come from a story.created
     links: dict[tuple[str, str], tuple[bool, dict[str, Any]]] = {}
     artifacts: dict[tuple[Any, ...], dict[str, Any]] = {}
     for i, rec in enumerate(recs):
@@ -380,10 +407,13 @@ def _fold_story(sid: str, recs: list[Record], retracted: set[str]) -> StoryState
         elif rec.kind not in ("note.retracted", "story.removed"):
             continue
         fresh = fresh or (i > cut and rec.kind in SCALAR_KINDS)
-        if state.created_at is None and i > start:
+        if i > start and not created_seen and (state.created_at is None
+                                                or rec.kind == "story.created"):
+            # the earliest creation in the records' order, else the earliest record
             state.created_at = rec.time
             state.created_by = (p.get("created_by") if rec.kind == "story.created"
                                 else None) or rec.author
+            created_seen = rec.kind == "story.created"
         state.updated_at, state.updated_by = rec.time, rec.author
         state.record_ids.append(rec.id)
     state.title = title or created_title

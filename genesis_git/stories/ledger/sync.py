@@ -219,9 +219,7 @@ def _merge_into_local(root: str | Path, theirs: str | None,
                       extra: Sequence[Record] = ()) -> str | None:
     """Merge ``theirs`` and the records ``extra`` into the local ledger ref, in one commit
     at most (compare-and-swap, retried); the new tip."""
-    by_path: dict[str, list[Record]] = {}
-    for rec in extra:
-        by_path.setdefault(R.record_path(rec.story_id, rec.session_id), []).append(rec)
+    batch = R.batch_files(extra, G.wall_ms())  # one new file; nothing written changes
     for attempt in range(20):
         local = G.resolve(root, R.LEDGER_REF)
         base, parents = local, [local] if local else []
@@ -236,17 +234,11 @@ def _merge_into_local(root: str | Path, theirs: str | None,
                 elif common != theirs:
                     files = merged_files(root, local, theirs)
                     parents = [local, theirs]
-        if by_path:
+        if batch:
             current = G.tree_files(root, base) if base else {}
             if current is None:
                 raise G.GitError(f"{R.LEDGER_REF} is not a genesis ledger")
-            blobs = G.read_blobs(root, [current[p] for p in by_path
-                                        if p in current and p not in files])
-            for path, recs in by_path.items():
-                before = files.get(path, blobs.get(current.get(path, ""), b""))
-                after = R.union_lines(before, "\n".join(r.to_json() for r in recs).encode())
-                if after != before:
-                    files[path] = after
+            files.update({p: data for p, data in batch.items() if p not in current})
         if not files and len(parents) < 2:
             target = base  # nothing new to write: at most a fast-forward
             if target is None or target == local:

@@ -38,6 +38,7 @@ from genesis_git.store import kv
 from genesis_git.store import ledger as ledger_rows
 from genesis_git.store import stories as story_rows
 from genesis_git.stories.ledger import gitref as G
+from genesis_git.stories.ledger import outbox
 from genesis_git.stories.ledger import records as R
 from genesis_git.stories.ledger.records import Record, Warn
 
@@ -81,17 +82,39 @@ def signature(common_dir: str | Path) -> str:
 # -- records in the store --------------------------------------------------------------
 
 def store_records(conn: sqlite3.Connection, recs: Sequence[Record],
-                  lines: Sequence[str] | None = None) -> list[Record]:
+                  lines: Sequence[str] | None = None, *, warn: Warn | None = None
+                  ) -> list[Record]:
     """Save records read from a ledger ref (``lines``: their text, if at hand); returns
-    the ones the store did not have.  Records the store had and had not yet written to
-    the ref are marked written."""
-    texts = dict(zip([r.id for r in recs], lines, strict=True)) if lines is not None else {}
-    unique = list({r.id: r for r in recs}.values())
-    known = ledger_rows.known(conn, [r.id for r in unique])
-    new = [r for r in unique if r.id not in known]
-    ledger_rows.add_from_ref(conn, [(r.id, r.kind, r.story_id, r.session_id,
-                                     texts.get(r.id) or r.to_json()) for r in new])
-    ledger_rows.mark_pending_in_ref(conn, [r.id for r in unique if r.id in known])
+    the ones the store did not have, and those whose stored line lost to a conflicting
+    duplicate (:func:`~genesis_git.stories.ledger.records.winner`, one warning).  Records
+    the store had and had not yet written to the ref are marked written; this clone's
+    clock moves past every record read."""
+    texts: dict[str, str] = {}
+    unique: dict[str, Record] = {}
+    conflicts: list[str] = []
+    for i, rec in enumerate(recs):
+        line = lines[i] if lines is not None else rec.to_json()
+        old = texts.get(rec.id)
+        if old is not None and old != line:
+            conflicts.append(rec.id)
+            if R.winner(old.encode(), line.encode(), rec.id.encode()) == old.encode():
+                continue
+        texts[rec.id], unique[rec.id] = line, rec
+    outbox.seen(conn, [r.hlc for r in unique.values() if r.hlc is not None])
+    known = ledger_rows.lines_of(conn, list(unique))
+    new = [r for r in unique.values() if r.id not in known]
+    ledger_rows.add_from_ref(conn, [(r.id, r.kind, r.story_id, r.session_id, texts[r.id])
+                                    for r in new])
+    ledger_rows.mark_pending_in_ref(conn, [rid for rid in unique if rid in known])
+    for rid, stored in known.items():
+        line = texts[rid]
+        if stored == line or json.loads(stored) == json.loads(line):
+            continue
+        conflicts.append(rid)
+        if R.winner(stored.encode(), line.encode(), rid.encode()) != stored.encode():
+            ledger_rows.replace_line(conn, rid, line)
+            new.append(unique[rid])
+    G.report_conflicts(conflicts, warn)
     return new
 
 
@@ -206,13 +229,17 @@ def _update_story(conn: sqlite3.Connection, state: R.StoryState, kinds: set[str]
                                            state.baseline_commit_sha, state.created_at,
                                            state.created_by)
     else:
+        if "story.created" in kinds:  # the first creation in the order, as in every clone
+            changed += story_rows.set_origin(conn, sid, state.project_id, state.created_at,
+                                             state.created_by)
         if state.title and kinds & {"story.title", "story.created"}:
             changed += story_rows.set_title(conn, sid, state.title)
         if kinds & {"story.status", "story.created"} and state.status in STORY_STATUSES:
             changed += story_rows.set_status(conn, sid, state.status)
         if "story.baseline" in kinds:
             changed += story_rows.set_baseline(conn, sid, state.baseline_commit_sha)
-    story_rows.advance_updated(conn, sid, state.updated_at, state.updated_by)
+    if state.updated_at:  # the last record in the order, not the latest wall clock
+        story_rows.set_updated(conn, sid, state.updated_at, state.updated_by)
     return changed
 
 
@@ -290,7 +317,7 @@ def refresh(conn: sqlite3.Connection, root: str | Path, common_dir: str | Path,
         found.extend(recs)
         known.add(sha)
     with Transaction(conn):
-        new = store_records(conn, found, lines)
+        new = store_records(conn, found, lines, warn=warn)
         stories = sorted({r.story_id for r in new if r.story_id})
         apply(conn, stories, project_id, new=new)
         _set_kv(conn, REFS_KEY, json.dumps(refs, sort_keys=True))
