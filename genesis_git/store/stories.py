@@ -127,9 +127,10 @@ def set_origin(conn: sqlite3.Connection, story_id: str, project_id: str | None,
     """Set who created the story, when and in which project (the ledger's first creation)."""
     return int(conn.execute(
         "UPDATE story_records SET project_id=COALESCE(?, project_id), created_at=?, "
-        "created_by=? WHERE story_id=? AND (COALESCE(?, project_id), created_at, created_by) "
+        "created_by=? WHERE story_id=? AND (COALESCE(?, project_id), ?, ?) "
         "IS NOT (project_id, created_at, created_by)",
-        (project_id, created_at, created_by, story_id, project_id)).rowcount)
+        (project_id, created_at, created_by, story_id, project_id, created_at,
+         created_by)).rowcount)
 
 
 def set_updated(conn: sqlite3.Connection, story_id: str, at: str, by: str | None) -> None:

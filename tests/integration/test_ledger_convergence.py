@@ -116,3 +116,21 @@ def test_the_older_layout_is_read_next_to_the_new_one(tmp_path: Path) -> None:
     assert "stories/STORY-3.jsonl" in names and any(n.startswith("log/") for n in names)
     state = R.fold(G.read_records(repo))["STORY-3"]
     assert (state.title, state.status) == ("old layout", "done")
+
+
+def test_the_origin_is_set_when_only_the_creation_differs(tmp_path: Path) -> None:
+    """Two clones of one repository share the project id: the first creation in the
+    records' order still replaces this clone's own (when, who)."""
+    from genesis_git.store import stories as story_rows
+
+    conn = connect(tmp_path / "genesis.db")
+    story_rows.add_record(conn, "S-1", "git:abc", "t", "draft", None, "Bo <bo@x>",
+                          "2026-01-01T00:00:02.000Z")
+    assert story_rows.set_origin(conn, "S-1", "git:abc", "2026-01-01T00:00:01.000Z",
+                                 "Ana <ana@x>") == 1
+    row = story_rows.record(conn, "S-1")
+    assert row is not None
+    assert (row["project_id"], row["created_at"], row["created_by"]) == (
+        "git:abc", "2026-01-01T00:00:01.000Z", "Ana <ana@x>")
+    assert story_rows.set_origin(conn, "S-1", None, "2026-01-01T00:00:01.000Z",
+                                 "Ana <ana@x>") == 0  # nothing to change
