@@ -133,21 +133,6 @@ def test_template_dir_chains_a_hook_already_there(tmp_path: Path) -> None:
 
 # -- pre-commit -------------------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
-def pre_commit_bin() -> Path:
-    """pre-commit from PyPI, in its own virtual environment in the cache."""
-    venv = CACHE / "pre-commit-venv"
-    exe = venv / "bin" / "pre-commit"
-    if not exe.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True,
-                       capture_output=True)
-        proc = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "pre-commit"],
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            pytest.skip(f"pre-commit could not be installed from PyPI: {proc.stderr[-300:]}")
-    return exe
-
-
 def test_the_pre_commit_manifest_declares_the_four_hooks(pre_commit_bin: Path) -> None:
     manifest = ROOT / ".pre-commit-hooks.yaml"
     proc = _run([str(pre_commit_bin), "validate-manifest", str(manifest)], ROOT)

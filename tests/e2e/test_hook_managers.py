@@ -56,21 +56,6 @@ def npm_tools() -> Path:
     return folder / "node_modules"
 
 
-@pytest.fixture(scope="session")
-def pre_commit_bin() -> Path:
-    """pre-commit from PyPI, in its own virtual environment in the cache."""
-    venv = CACHE / "pre-commit-venv"
-    exe = venv / "bin" / "pre-commit"
-    if not exe.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True,
-                       capture_output=True)
-        proc = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "pre-commit"],
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            pytest.skip(f"pre-commit could not be installed from PyPI: {proc.stderr[-300:]}")
-    return exe
-
-
 def _commit(root: Path, msg: str, name: str, env: dict[str, str] | None = None
             ) -> subprocess.CompletedProcess[str]:
     write(root, name, msg + "\n")
