@@ -105,6 +105,10 @@ def _fail(exc: BaseException) -> typer.Exit:
     from genesis_git.kernel.errors import handle
     from genesis_git.render.terminal import clean
 
+    if isinstance(exc, UnicodeEncodeError) and "surrogates not allowed" in str(exc):
+        from genesis_git.kernel.errors import UsageError  # bytes that are no UTF-8
+
+        exc = UsageError("an argument is not valid UTF-8", hint="give it as UTF-8 text")
     failure = handle(exc, record=_record, store=_store, debug=debug_enabled())
     end_pager()
     kind = "internal error" if failure.internal else "error"

@@ -66,8 +66,9 @@ def safe_streams() -> None:
 def utf8_args(args: list[str]) -> list[str]:
     """Command-line arguments read as UTF-8 when the locale could not decode them
     (``LANG=C``: Python then holds their bytes as lone surrogates, which no store or log
-    can take); bytes that are not UTF-8 either become U+FFFD."""
-    return [os.fsencode(arg).decode("utf-8", "replace")
+    can take); bytes that are not UTF-8 either stay lone surrogates, as they are under a
+    UTF-8 locale, so that a command that must refuse them (a note) still sees them."""
+    return [os.fsencode(arg).decode("utf-8", "surrogateescape")
             if any("\udc80" <= ch <= "\udcff" for ch in arg) else arg for arg in args]
 
 

@@ -85,9 +85,14 @@ def _new_progress() -> tuple[Any, Any]:
 
 
 @contextmanager
-def shown(delay: float = DELAY) -> Iterator[None]:
-    """Show the progress the core reports inside the block, when stderr is a terminal."""
+def shown(delay: float | None = None) -> Iterator[None]:
+    """Show the progress the core reports inside the block, when stderr is a terminal, once
+    the work has lasted ``delay`` seconds (:data:`DELAY`)."""
     from genesis_git.cli.output import stderr_is_tty
+    from genesis_git.kernel.environment import ENV_TEST_PROGRESS_DELAY
+
+    if delay is None:
+        delay = ENV_TEST_PROGRESS_DELAY.number() if ENV_TEST_PROGRESS_DELAY.raw() else DELAY
 
     if not stderr_is_tty():
         yield

@@ -92,8 +92,13 @@ ENV_TEST_CLOCK_SKEW = Variable(
     "tests only: seconds added to the wall clock of the ledger's record writer "
     "(a clone whose clock is wrong)")
 
+ENV_TEST_PROGRESS_DELAY = Variable(
+    "GENESIS_TEST_PROGRESS_DELAY", "float", "1",
+    "tests only: seconds of work before a progress bar appears on a terminal")
+
 ENV_VARIABLES = (ENV_HOME, ENV_BUSY_TIMEOUT_MS, ENV_HOOKS, ENV_HOOKS_INDEX, ENV_PREPUSH_TIMEOUT,
-                 ENV_DEBUG, ENV_PAGER, ENV_TEST_PAUSE_AFTER_BATCH, ENV_TEST_CLOCK_SKEW)
+                 ENV_DEBUG, ENV_PAGER, ENV_TEST_PAUSE_AFTER_BATCH, ENV_TEST_CLOCK_SKEW,
+                 ENV_TEST_PROGRESS_DELAY)
 
 
 def setting_variable(section: str, key: str) -> str:

@@ -107,7 +107,8 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path, genesis_env: Path) -> N
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "genesis_git", "session", "start", "--json"],
                             cwd=root, stdout=subprocess.PIPE, stderr=slave,
-                            env={**os.environ, "TERM": "xterm", "COLUMNS": "100"})
+                            env={**os.environ, "TERM": "xterm", "COLUMNS": "100",
+                                 "GENESIS_TEST_PROGRESS_DELAY": "0"})  # a bar at once
     os.close(slave)
     out, _ = proc.communicate(timeout=120)
     shown = read_pty(master)

@@ -184,9 +184,9 @@ def test_an_ascii_stream_degrades_and_never_fails(root: Path, env: dict[str, str
     assert proc.stderr.decode("ascii").startswith("genesis: error: unknown story 'STORY-9--x'")
     proc = subprocess.run([*_script(), "story", "context", b"STORY-9\xff"], cwd=root,
                           env={**env, **extra}, capture_output=True, timeout=120)
-    assert proc.returncode == 1  # bytes that are no UTF-8: one line, no internal error
-    assert proc.stderr.decode("ascii").startswith(
-        "genesis: error: unknown story 'STORY-9\\ufffd'")
+    assert proc.returncode == 2  # bytes that are no UTF-8: one line, no internal error
+    assert proc.stderr.decode("ascii").splitlines() == [
+        "genesis: error: an argument is not valid UTF-8 (give it as UTF-8 text)"]
 
 
 # -- point 4: colours, -q, -v and the pager ---------------------------------------------------
