@@ -146,7 +146,7 @@ def test_arguments_a_c_locale_could_not_decode_are_read_as_utf8() -> None:
     held = "STORY-9—x".encode().decode("ascii", "surrogateescape")  # what LANG=C gives
     bad = b"STORY-9\xff".decode("ascii", "surrogateescape")
     assert output.utf8_args([held, "plain", "订单", bad]) == [
-        "STORY-9—x", "plain", "订单", "STORY-9\ufffd"]
+        "STORY-9—x", "plain", "订单", "STORY-9\udcff"]  # not UTF-8: kept, to be refused
     assert output.printable("a\udcffb") == "a\\udcffb"
 
 
