@@ -177,7 +177,9 @@ def test_squash_merge_on_the_server_keeps_notes_and_links_the_squash(
     srv = tmp_path / "server-side"
     git(tmp_path, "clone", "-q", f"file://{remote}", str(srv))
     git(srv, "merge", "-q", "--squash", "origin/feature")
-    git(srv, "commit", "-q", "-m", "STORY-12: discount codes (#1)\n\n* STORY-12: a first code")
+    later = f"@{int(time.time()) + 60} +0000"  # the server squashes after the branch's commits
+    git(srv, "commit", "-q", "-m", "STORY-12: discount codes (#1)\n\n* STORY-12: a first code",
+        env=dict(os.environ, GIT_COMMITTER_DATE=later, GIT_AUTHOR_DATE=later))
     squash = git(srv, "rev-parse", "HEAD").strip()
     git(srv, "push", "-q", "origin", "main", ":feature")
     # ana goes back to main and pulls; the squash reached her through git only
