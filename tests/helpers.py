@@ -111,6 +111,40 @@ def commit_files(root: Path, msg: str, files: dict[str, str | None] | None = Non
 
 # -- the store -----------------------------------------------------------------------------------
 
+# -- a session with notes, as the hooks find it ----------------------------------------------
+
+def open_session(root: Path, home: Path, *notes: str | tuple[str, str], sid: str = "s-1",
+                 doc: str | None = None, hooks: bool = True) -> None:
+    """Install the real hooks in ``root`` (unless ``hooks`` is false) and store an active
+    session ``sid`` for it in ``home``'s store, with ``notes``: a text is a decision, a
+    ``(role, text)`` pair keeps its role."""
+    from genesis_git.git.repo import find_repo
+    from genesis_git.hooks import install
+    from genesis_git.store.connect import connect
+
+    if hooks:
+        install.install(find_repo(root), python=sys.executable)
+    conn = connect(home / "genesis.db")
+    conn.execute("INSERT INTO sessions(id, project_id, worktree, status, source_doc) VALUES "
+                 "(?, 'repo', ?, 'active', ?)", (sid, str(root), doc))
+    for note in notes:
+        role, text = ("decision", note) if isinstance(note, str) else note
+        conn.execute("INSERT INTO session_artifacts(session_id, project_id, artifact_role, "
+                     "summary) VALUES (?, 'repo', ?, ?)", (sid, role, text))
+    conn.close()
+
+
+def query(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` in ``home``'s store, read with plain sqlite3."""
+    import sqlite3
+
+    conn = sqlite3.connect(home / "genesis.db")
+    try:
+        return [tuple(r) for r in conn.execute(sql, args)]
+    finally:
+        conn.close()
+
+
 def cached_chunks(conn: Any, session_id: str | None = None
                   ) -> list[tuple[str | None, str, int, int, str, list[str]]]:
     """``(path, blob_sha, start_line, end_line, text, tokens)`` of the cached chunks, read from

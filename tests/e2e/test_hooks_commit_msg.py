@@ -4,45 +4,28 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.git.repo import find_repo
-from genesis_git.hooks import install as inst
 from genesis_git.store.connect import connect
 from genesis_git.stories.journal import JOURNAL_NAME
 
-from helpers import commit_files, git, write
+from helpers import commit_files, git, open_session, query, write
 
 runner = CliRunner()
 
 
-def _setup(root: Path, home: Path, *notes: str) -> None:
-    inst.install(find_repo(root), python=sys.executable)
-    conn = connect(home / "genesis.db")
-    conn.execute("INSERT INTO sessions(id, project_id, worktree, status) VALUES "
-                 "('s-1', 'repo', ?, 'active')", (str(root),))
-    for text in notes:
-        conn.execute("INSERT INTO session_artifacts(session_id, project_id, artifact_role, "
-                     "summary) VALUES ('s-1', 'repo', 'decision', ?)", (text,))
-    conn.close()
+_setup = open_session
 
 
-def _q(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(home / "genesis.db")
-    try:
-        return [tuple(r) for r in conn.execute(sql, args)]
-    finally:
-        conn.close()
+_q = query
 
 
 def _body(root: Path) -> str:

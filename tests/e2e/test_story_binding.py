@@ -20,33 +20,20 @@ from genesis_git.config.settings import load_config
 from genesis_git.git.repo import find_repo
 from genesis_git.hooks import install as inst
 from genesis_git.hooks import run as hookrun
-from genesis_git.store.connect import connect
 from genesis_git.stories import binding, rewrite
 
-from helpers import commit_files, git, write
+from helpers import commit_files, git, open_session, query, write
 
 runner = CliRunner()
 
 
 def _setup(root: Path, home: Path, notes: tuple[tuple[str, str], ...] = ()) -> None:
-    inst.install(find_repo(root), python=sys.executable)
-    conn = connect(home / "genesis.db")
-    conn.execute("INSERT INTO sessions(id, project_id, worktree, status) VALUES "
-                 "('s-1', 'repo', ?, 'active')", (str(root),))
-    for role, text in notes:
-        conn.execute("INSERT INTO session_artifacts(session_id, project_id, artifact_role, "
-                     "summary) VALUES ('s-1', 'repo', ?, ?)", (role, text))
-    conn.close()
+    open_session(root, home, *notes)
 
 
 
 
-def _q(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(home / "genesis.db")
-    try:
-        return [tuple(r) for r in conn.execute(sql, args)]
-    finally:
-        conn.close()
+_q = query
 
 
 def _links(home: Path, story: str) -> list[str]:

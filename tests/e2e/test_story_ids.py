@@ -3,42 +3,24 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.git.repo import find_repo
-from genesis_git.hooks import install as inst
-from genesis_git.store.connect import connect
 from genesis_git.stories.commits import NON_STORY_PREFIXES, StoryRules, ids_in_text
 
-from helpers import git, write
+from helpers import git, open_session, query, write
 
 runner = CliRunner()
 
 
 def _setup(root: Path, home: Path, notes: tuple[str, ...] = ("a decision",)) -> None:
-    inst.install(find_repo(root), python=sys.executable)
-    conn = connect(home / "genesis.db")
-    conn.execute("INSERT INTO sessions(id, project_id, worktree, status, source_doc) VALUES "
-                 "('s-1', 'repo', ?, 'active', 'docs/req/orders.md')", (str(root),))
-    for text in notes:
-        conn.execute("INSERT INTO session_artifacts(session_id, project_id, artifact_role, "
-                     "summary) VALUES ('s-1', 'repo', 'decision', ?)", (text,))
-    conn.close()
+    open_session(root, home, *notes, doc="docs/req/orders.md")
 
 
-def _q(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(home / "genesis.db")
-    try:
-        return [tuple(r) for r in conn.execute(sql, args)]
-    finally:
-        conn.close()
+_q = query
 
 
 def _commit(root: Path, *messages: str, name: str = "f.txt") -> subprocess.CompletedProcess[str]:

@@ -4,45 +4,28 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 from typer.testing import CliRunner
 
 from genesis_git.cli.main import app
-from genesis_git.git.repo import find_repo
-from genesis_git.hooks import install as inst
 from genesis_git.store.connect import connect
 
-from helpers import commit_files, git
+from helpers import commit_files, git, open_session, query
 
 runner = CliRunner()
 
 
 def _setup(root: Path, home: Path, *notes: str, sid: str = "s-1") -> None:
-    inst.install(find_repo(root), python=sys.executable)
-    _session(root, home, sid, *notes)
+    open_session(root, home, *notes, sid=sid)
 
 
 def _session(root: Path, home: Path, sid: str, *notes: str, doc: str | None = None) -> None:
-    conn = connect(home / "genesis.db")
-    conn.execute("INSERT INTO sessions(id, project_id, worktree, status, source_doc) VALUES "
-                 "(?, 'repo', ?, 'active', ?)", (sid, str(root), doc))
-    for text in notes:
-        conn.execute("INSERT INTO session_artifacts(session_id, project_id, artifact_role, "
-                     "summary) VALUES (?, 'repo', 'decision', ?)", (sid, text))
-    conn.close()
+    open_session(root, home, *notes, sid=sid, doc=doc, hooks=False)
 
 
-def _q(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(home / "genesis.db")
-    try:
-        return [tuple(r) for r in conn.execute(sql, args)]
-    finally:
-        conn.close()
+_q = query
 
 
 def _notes_of(home: Path) -> dict[str, list[str]]:
