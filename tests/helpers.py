@@ -145,6 +145,40 @@ def query(home: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         conn.close()
 
 
+# -- a transport that hangs ------------------------------------------------------------------
+
+def hanging_ssh(folder: Path) -> tuple[Path, Path]:
+    """An ``ssh`` stand-in that never answers and starts a child of its own; both pids are
+    appended to the second path returned, so a test can check that none outlives a bound."""
+    pids = folder / "ssh.pids"
+    ssh = folder / "slow-ssh"
+    ssh.write_text(f"#!/bin/sh\nsleep 120 &\necho $! >> {pids}\necho $$ >> {pids}\nwait\n")
+    ssh.chmod(0o755)
+    return ssh, pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def survivors(pids: Path, expected: int = 2, grace: float = 2.0) -> list[int]:
+    """The processes listed in ``pids`` still alive after ``grace`` seconds (killed, so that
+    none is left behind); asserts that ``expected`` of them had started."""
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == expected, started
+    end = time.monotonic() + grace
+    while any(_alive(p) for p in started) and time.monotonic() < end:
+        time.sleep(0.05)
+    left = [p for p in started if _alive(p)]
+    for pid in left:
+        os.kill(pid, 9)
+    return left
+
+
 def cached_chunks(conn: Any, session_id: str | None = None
                   ) -> list[tuple[str | None, str, int, int, str, list[str]]]:
     """``(path, blob_sha, start_line, end_line, text, tokens)`` of the cached chunks, read from

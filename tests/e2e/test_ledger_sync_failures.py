@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import records as R
 
 from clones import clone, commit, context, env_of, g, gen, make_remote
-from helpers import git
+from helpers import git, hanging_ssh, survivors
 
 pytestmark = pytest.mark.slow
 
@@ -286,13 +285,6 @@ def test_repair_without_sharing_leaves_the_remote_alone(remote: Path, tmp_path: 
 
 # -- point 13: the pre-push hook within its bound ---------------------------------------------
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
 
 def test_the_pre_push_hook_gives_up_on_a_held_lock_within_its_bound(remote: Path,
                                                                      tmp_path: Path) -> None:
@@ -326,10 +318,7 @@ def test_the_pre_push_hook_ends_a_hanging_transport_and_its_children(remote: Pat
                                                                       tmp_path: Path) -> None:
     ana = clone(remote, tmp_path, "ana")
     commit(ana, "app/x.py", "X = 1\n", "STORY-12: slow")
-    pids = tmp_path / "ssh.pids"
-    ssh = tmp_path / "slow-ssh"
-    ssh.write_text(f"#!/bin/sh\nsleep 120 &\necho $! >> {pids}\necho $$ >> {pids}\nwait\n")
-    ssh.chmod(0o755)
+    ssh, pids = hanging_ssh(tmp_path)
     # the user's push goes to the bare remote; the ledger is fetched over "ssh" (url)
     g(ana, "config", "remote.origin.pushurl", f"file://{remote}")
     g(ana, "config", "remote.origin.url", "ssh://git@example.invalid/team/app.git")
@@ -342,12 +331,4 @@ def test_the_pre_push_hook_ends_a_hanging_transport_and_its_children(remote: Pat
     assert took < 2 + 6, took
     assert ("genesis: warning: the story ledger was not pushed (no answer from origin within "
             "2 s); `genesis sync` retries") in push.stderr
-    started = [int(p) for p in pids.read_text().split()]
-    assert len(started) == 2
-    deadline = time.monotonic() + 2
-    while any(_alive(p) for p in started) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    survivors = [p for p in started if _alive(p)]
-    for pid in survivors:
-        os.kill(pid, signal.SIGKILL)
-    assert survivors == []
+    assert survivors(pids) == []

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import time
 from pathlib import Path
 
@@ -13,23 +12,14 @@ import pytest
 from genesis_git.kernel import gitrun
 from genesis_git.kernel.gitrun import SPAWN, SUBPROCESS, GitError, GitRunner
 
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+from helpers import hanging_ssh, survivors
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
 @pytest.mark.parametrize("runner", [SPAWN, SUBPROCESS], ids=["spawn", "subprocess"])
 def test_a_hanging_transport_goes_with_git_at_the_timeout(repo: Path, tmp_path: Path,
                                                          runner: GitRunner) -> None:
-    pids = tmp_path / "pids"
-    ssh = tmp_path / "slow-ssh"
-    ssh.write_text(f"#!/bin/sh\nsleep 120 &\necho $! >> {pids}\necho $$ >> {pids}\nwait\n")
-    ssh.chmod(0o755)
+    ssh, pids = hanging_ssh(tmp_path)
     env = dict(os.environ, GIT_SSH_COMMAND=str(ssh))
     start = time.monotonic()
     with pytest.raises(GitError) as caught:
@@ -38,12 +28,4 @@ def test_a_hanging_transport_goes_with_git_at_the_timeout(repo: Path, tmp_path: 
     took = time.monotonic() - start
     assert caught.value.timed_out
     assert took < 5, took
-    started = [int(p) for p in pids.read_text().split()]
-    assert len(started) == 2
-    end = time.monotonic() + 2
-    while any(_alive(p) for p in started) and time.monotonic() < end:
-        time.sleep(0.05)
-    survivors = [p for p in started if _alive(p)]
-    for pid in survivors:
-        os.kill(pid, signal.SIGKILL)
-    assert survivors == []
+    assert survivors(pids) == []
