@@ -233,16 +233,26 @@ def main(argv: list[str] | None = None) -> int:
                  if line.strip()]
         if args.limit:
             cases = cases[:args.limit]
-        repo = cases[0]["repo"]
-        full = prepare_full(repo, sources.get(repo, f"https://github.com/{repo}.git"), args.data)
-        home = Path(tempfile.mkdtemp(prefix="home-", dir=args.data))
         label = f"genesis {args.mode}" + (f" ({args.search_mode})" if args.search_mode else "")
-        print(f"{repo}: {len(cases)} cases", file=sys.stderr)
-        result = evaluate(cases, full, args.data, home, args.mode, args.search_mode,
-                          log=lambda m: print(m, file=sys.stderr), keep=args.keep)
-        shutil.rmtree(home, ignore_errors=True)
-        rows.append((repo, label, result))
-        details[repo] = result
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for case in cases:  # a file may hold cases of several repositories
+            groups.setdefault(case["repo"], []).append(case)
+        for repo, group in groups.items():
+            full = prepare_full(repo, sources.get(repo, f"https://github.com/{repo}.git"),
+                                args.data)
+            home = Path(tempfile.mkdtemp(prefix="home-", dir=args.data))
+            print(f"{repo}: {len(group)} cases", file=sys.stderr)
+            result = evaluate(group, full, args.data, home, args.mode, args.search_mode,
+                              log=lambda m: print(m, file=sys.stderr), keep=args.keep)
+            shutil.rmtree(home, ignore_errors=True)
+            rows.append((repo, label, result))
+            details[repo] = result
+        if len(groups) > 1:
+            parts = [details[repo] for repo in groups]
+            n = sum(r["cases"] for r in parts)
+            pooled = {k: sum(r[k] * r["cases"] for r in parts) / n
+                      for k in ("avg_gold", "r5", "r10", "mrr", "s_case")}
+            rows.append((f"{path.name} (all)", label, {"cases": n, **pooled}))
     print(table(rows))
     if args.json_out:
         args.json_out.write_text(json.dumps(details, indent=1, ensure_ascii=False))
