@@ -137,34 +137,44 @@ def _original_length(text: str) -> int:
     return len(text)
 
 
-def page(data: dict[str, Any], key: str, offset: int, budget: int
-         ) -> tuple[dict[str, Any], int | None, int]:
+def page(data: dict[str, Any], key: str, offset: int, budget: int,
+         related: str | None = None) -> tuple[dict[str, Any], int | None, int]:
     """The items of ``data[key]`` from ``offset`` that fit ``budget`` with the rest of ``data``:
-    ``(data, next offset or None, strings cut)``."""
+    ``(data, next offset or None, strings cut)``.  With ``related``, the list ``data[related]``
+    keeps only the entries of the paths the page's items name (a grep's files)."""
     items = list(data.get(key) or [])
-    rest = {k: v for k, v in data.items() if k != key}
+    by_path = {e.get("path"): e for e in data.get(related) or []} if related else {}
+    rest = {k: v for k, v in data.items() if k != key and k != related}
     cuts = 0
     if size(rest) > budget // 2:
         rest, cuts = cut_strings(rest, budget // 2)
-    room = budget - size(rest) - _PAGE_FIELDS - len(key) - 8
+    room = budget - size(rest) - _PAGE_FIELDS - len(key) - len(related or "") - 16
     chosen: list[Any] = []
+    kept: dict[Any, Any] = {}
     used = 0
     for item in items[offset:]:
-        cost = size(item) + 1
+        entry = by_path.get(item.get("path")) if isinstance(item, dict) else None
+        extra = size(entry) + 1 if entry is not None and item["path"] not in kept else 0
+        cost = size(item) + 1 + extra
         if cost > room and not chosen:  # one item larger than a page: shortened, never skipped
-            item, more = cut_strings(item, max(room - 1, 0))
+            item, more = cut_strings(item, max(room - extra - 1, 0))
             cuts += more
-            cost = size(item) + 1
+            cost = size(item) + 1 + extra
         if used + cost > room and chosen:
             break
         chosen.append(item)
+        if entry is not None:
+            kept[item["path"]] = entry
         used += cost
     end = offset + len(chosen)
-    return {**rest, key: chosen}, (end if end < len(items) else None), cuts
+    shaped = {**rest, key: chosen}
+    if related:
+        shaped[related] = list(kept.values())
+    return shaped, (end if end < len(items) else None), cuts
 
 
 def bounded(tool: str, args: dict[str, Any], data: dict[str, Any], key: str | None,
-            limit: int, cursor: str | None) -> dict[str, Any]:
+            limit: int, cursor: str | None, related: str | None = None) -> dict[str, Any]:
     """``data`` within the JSON budget of ``limit``; with ``truncated`` and ``next_cursor`` when
     anything was cut or a cursor was given, else unchanged."""
     offset = read_cursor(tool, args, cursor)
@@ -181,7 +191,7 @@ def bounded(tool: str, args: dict[str, Any], data: dict[str, Any], key: str | No
                          hint="repeat the call without cursor")
     if offset == 0 and size(data) <= budget:
         return data
-    shaped, after, cuts = page(data, key, offset, budget)
+    shaped, after, cuts = page(data, key, offset, budget, related)
     returned = len(shaped[key])
     note: dict[str, Any] = {"list": key, "offset": offset, "returned": returned, "total": total,
                             "strings_cut": cuts}

@@ -34,14 +34,15 @@ Produce = Callable[["Genesis"], tuple[dict[str, Any], Callable[[dict[str, Any]],
 
 
 def call(tools: GenesisTools, repo: str | None, name: str, args: dict[str, Any],
-         key: str | None, cursor: str | None, produce: Produce) -> CallToolResult:
+         key: str | None, cursor: str | None, produce: Produce,
+         related: str | None = None) -> CallToolResult:
     """Run ``produce`` through the server's one gate, the answer kept within
     ``mcp.max_answer_bytes``, its JSON serialized beside the text."""
     def work(g: Genesis) -> tuple[dict[str, Any], str]:
         try:
             data, render = produce(g)
             limit = g.workspace.config.settings.mcp.max_answer_bytes
-            shaped = bounded(name, args, data, key, limit, cursor)
+            shaped = bounded(name, args, data, key, limit, cursor, related)
         except GenesisError as exc:
             raise in_tool_words(exc) from None
         return shaped, cut_text(render(shaped), limit) + trailer(shaped)

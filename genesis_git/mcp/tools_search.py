@@ -193,4 +193,4 @@ def _grep(tools: GenesisTools, repo: str | None, args: dict[str, Any],
                                ignore_case=args["ignore_case"], paths=tuple(args["path"] or ()),
                                k=args["k"])
         return grep_json(result), grep_summary
-    return call(tools, repo, "search", args, "matches", cursor, produce)
+    return call(tools, repo, "search", args, "matches", cursor, produce, related="files")

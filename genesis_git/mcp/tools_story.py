@@ -61,7 +61,8 @@ class History:
         try:
             with Genesis(root) as g:
                 done = g.stories.rebuild()
-            state["stories"] = int(done.get("stories", 0) or 0)
+            found = done.get("stories")
+            state["stories"] = len(found) if isinstance(found, list) else int(found or 0)
             state["status"] = "done"
         except Exception as exc:  # noqa: BLE001 - the answer says it; the ledger stays as it was
             state["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -88,11 +89,13 @@ def history_line(data: dict[str, Any]) -> str:
 STORY_CONTEXT = """Resume work on a story (an id such as STORY-12 that commit subjects
 name): its record, commits, net changed files, the notes and decisions bound to it, its
 source document and links. with_code adds the most relevant code passages of today's tree.
-The history's story commits are read on the first story call."""
+Writes genesis's store only: the first story call reads the history's story commits into
+it; the working tree and git are never changed."""
 
 STORY_LIST = """List the stories of the ledger (ids such as STORY-12 that commit subjects
-name), most recently updated first, with status, title and counts. The history's story
-commits are read on the first story call."""
+name), most recently updated first, with status, title and counts. Writes genesis's store
+only: the first story call reads the history's story commits into it; the working tree and
+git are never changed."""
 
 SESSION_NOTE = """Record what you decided, found risky or analysed while working, so that it
 outlives this conversation: the next commit whose message names a story binds the note to
