@@ -88,3 +88,22 @@ def repo_path(g: Genesis, argument: str, value: str | None) -> str | None:
     if rel.parts and rel.parts[0] == ".git":
         raise UsageError(f"{argument}: {value} is inside .git, not the working tree")
     return str(root / rel)
+
+
+def enum(*values: str) -> Callable[[dict[str, Any]], None]:
+    """A ``json_schema_extra`` that lists the allowed values of a string argument (of each item
+    of a list argument) in its schema, while the check, and its one-line message, stay the
+    tool's own (:func:`choice`)."""
+    def extra(schema: dict[str, Any]) -> None:
+        for option in [schema, *schema.get("anyOf", [])]:
+            if option.get("type") == "string":
+                option["enum"] = list(values)
+            elif option.get("type") == "array":
+                option["items"] = {"type": "string", "enum": list(values)}
+    return extra
+
+
+def choice(argument: str, value: str | None, allowed: tuple[str, ...]) -> None:
+    """A value outside ``allowed`` is a usage error of one line naming the argument."""
+    if value is not None and value not in allowed:
+        raise UsageError(f"{argument}: {value!r} is not one of {', '.join(allowed)}")

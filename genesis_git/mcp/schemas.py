@@ -55,7 +55,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "session_note": _schema({"role": STR}, "`genesis session note --json`"),
     "design_search": _schema({"query": STR, "results": LIST, "available": {"type": "boolean"}},
                              "`genesis design search --json`"),
-    "design_brief": _schema({"cards": LIST}, "`genesis design brief --json`"),
+    "design_brief": _schema({"cards": {"type": "array"}}, "`genesis design brief --json`"),
 }
 
 

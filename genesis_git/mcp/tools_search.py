@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from genesis_git.mcp.common import STORE_ONLY, WRITES_STORE, call
+from genesis_git.kernel.vocabulary import ARTIFACT_TYPES, SEARCH_MODES
+from genesis_git.mcp.common import STORE_ONLY, WRITES_STORE, call, choice, enum
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from genesis_git.app.facade import Genesis
     from genesis_git.mcp.server import GenesisTools
 
-ArtifactType = Literal["REQ", "ARCH", "API", "DB", "UI", "CODE", "OTHER"]
+MATCHES = ("ranked", "fixed", "regex")
 Cursor = Annotated[str | None, Field(
     description="The next_cursor of an earlier answer that was cut, to get the rest; repeat "
                 "that call's other arguments unchanged.")]
@@ -53,15 +54,15 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
             description="What to look for. match=ranked: words, identifiers, Chinese or a "
                         "pasted error message. match=fixed: the exact text. match=regex: a "
                         "Python regular expression.")],
-        match: Annotated[Literal["ranked", "fixed", "regex"], Field(
+        match: Annotated[str, Field(
             description="ranked: the best passages (default). fixed / regex: every matching "
-                        "line, like git grep.")] = "ranked",
+                        "line, like git grep.", json_schema_extra=enum(*MATCHES))] = "ranked",
         ignore_case: Annotated[bool, Field(
             description="match=fixed or regex only: ignore case.")] = False,
         k: Annotated[int | None, Field(
             description="ranked: results (default 10); with files, files. fixed/regex: at "
                         "most this many files (default all).", ge=1, le=500)] = None,
-        type: Annotated[list[ArtifactType] | None, Field(
+        type: Annotated[list[str] | None, Field(json_schema_extra=enum(*ARTIFACT_TYPES),
             description="ranked only: keep these kinds of file. REQ requirements, ARCH "
                         "architecture/ADRs, API specs, DB schemas/migrations, UI templates "
                         "and styles, CODE source, OTHER the rest.")] = None,
@@ -82,22 +83,27 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
         files: Annotated[bool, Field(
             description="ranked only: one result per file, its best passages under it.")]
                         = False,
-        mode: Annotated[Literal["hybrid", "lexical", "vector"] | None, Field(
+        mode: Annotated[str | None, Field(
             description="ranked only: hybrid (default: words and meaning), lexical (words "
-                        "only) or vector (meaning only).")] = None,
+                        "only) or vector (meaning only).",
+            json_schema_extra=enum(*SEARCH_MODES))] = None,
         cursor: Cursor = None,
         repo: Repo = None,
     ) -> CallToolResult:
         args = {"query": query, "match": match, "ignore_case": ignore_case, "k": k,
                 "type": type, "path": path, "component": component, "owner": owner,
                 "max_staleness": max_staleness, "files": files, "mode": mode}
-        if match != "ranked":
+        if match in ("fixed", "regex"):
             return _grep(tools, repo, args, cursor)
 
         def produce(g: Genesis) -> tuple[dict[str, Any], Any]:
             from genesis_git.kernel.errors import UsageError
             from genesis_git.render.search import summary, to_json
 
+            choice("match", match, MATCHES)
+            choice("mode", mode, SEARCH_MODES)
+            for one in type or ():
+                choice("type", one, ARTIFACT_TYPES)
             if ignore_case:
                 raise UsageError("ignore_case goes with match=fixed or match=regex")
             options = g.search.options(k=k, mode=mode, types=tuple(type or ()),

@@ -13,12 +13,21 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from genesis_git.mcp.common import STORE_ONLY, WRITES, WRITES_STORE, call, repo_path
+from genesis_git.kernel.vocabulary import NOTE_ROLES, STORY_STATUSES
+from genesis_git.mcp.common import (
+    STORE_ONLY,
+    WRITES,
+    WRITES_STORE,
+    call,
+    choice,
+    enum,
+    repo_path,
+)
 from genesis_git.mcp.tools_search import Cursor, Repo
 
 if TYPE_CHECKING:
@@ -27,8 +36,6 @@ if TYPE_CHECKING:
     from genesis_git.app.facade import Genesis
     from genesis_git.mcp.server import GenesisTools
 
-Role = Literal["analysis", "decision", "risk", "note", "test_model", "doc_change"]
-Status = Literal["draft", "in_progress", "review", "done", "archived"]
 WAIT_SECONDS = 2.0  # how long a story call waits for the history before it answers
 
 
@@ -133,14 +140,15 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
 
     @server.tool(annotations=STORE_ONLY, description=STORY_LIST)
     def story_list(
-        status: Annotated[Status | None, Field(description="Only stories in this state.")]
-                          = None,
+        status: Annotated[str | None, Field(description="Only stories in this state.",
+                                            json_schema_extra=enum(*STORY_STATUSES))] = None,
         cursor: Cursor = None,
         repo: Repo = None,
     ) -> CallToolResult:
         def produce(g: Genesis) -> tuple[dict[str, Any], Any]:
             from genesis_git.render.stories import list_short
 
+            choice("status", status, STORY_STATUSES)
             read = history.ensure(g)
             data = with_history({"stories": g.stories.all(status)}, read)
 
@@ -183,9 +191,10 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
     @server.tool(annotations=WRITES, description=SESSION_NOTE)
     def session_note(
         text: Annotated[str, Field(description="The note itself.")],
-        role: Annotated[Role, Field(
+        role: Annotated[str, Field(
             description="What it is: decision, risk, analysis, note, test_model (how it is "
-                        "tested) or doc_change (a change the docs need).")] = "note",
+                        "tested) or doc_change (a change the docs need).",
+            json_schema_extra=enum(*NOTE_ROLES))] = "note",
         path: Annotated[str | None, Field(
             description="The file it is about, relative to the repository's root.")] = None,
         section: Annotated[str | None, Field(
@@ -198,6 +207,7 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
         def produce(g: Genesis) -> tuple[dict[str, Any], Any]:
             from genesis_git.render.sessions import noted_short
 
+            choice("role", role, NOTE_ROLES)
             item = g.sessions.note(text, role=role, path=repo_path(g, "path", path),
                                    section=section, allow_secret=allow_secret)
             return item, noted_short

@@ -135,8 +135,8 @@ def test_tools_describe_themselves_with_enums_schemas_and_what_they_write(shop: 
                 return list(option["items"]["enum"])
         raise AssertionError(f"no enum in {schema}")
 
-    assert enum(props["session_note"]["role"]) == ["analysis", "decision", "risk", "note",
-                                                   "test_model", "doc_change"]
+    assert enum(props["session_note"]["role"]) == ["analysis", "doc_change", "note", "decision",
+                                                   "risk", "test_model"]
     assert enum(props["story_list"]["status"]) == ["draft", "in_progress", "review", "done",
                                                    "archived"]
     assert enum(props["search"]["mode"]) == ["hybrid", "lexical", "vector"]
