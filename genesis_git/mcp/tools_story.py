@@ -27,6 +27,7 @@ from genesis_git.mcp.common import (
     choice,
     enum,
     repo_path,
+    tool_words,
 )
 from genesis_git.mcp.tools_search import Cursor, Repo
 
@@ -133,6 +134,9 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
                 if status["status"] == "reading":
                     exc.hint = "the history's story commits are still being read: call again"
                 raise
+            if isinstance(data.get("notes"), list):  # genesis's own remarks, in the tools' words
+                data = {**data, "notes": [tool_words(n) if isinstance(n, str) else n
+                                          for n in data["notes"]]}
             return with_history(data, status), lambda d: "\n".join(
                 [*d.get("notes", []), context_text(d)]) + history_line(d)
         return call(tools, repo, "story_context", {"story_id": story_id, "with_code": with_code},

@@ -105,15 +105,19 @@ def _score(path: str, found: list[GrepMatch], pattern: str) -> float:
 
 def grep(conn: Any, root: Path, session_id: str, pattern: str, *, regex: bool = False,
          ignore_case: bool = False, word: bool = False, paths: tuple[str, ...] = (),
-         k: int | None = None) -> GrepResult:
+         k: int | None = None, only: set[str] | None = None) -> GrepResult:
     """Every line of the session's files that holds ``pattern``, the files ranked; with ``k``,
-    only the ``k`` best files."""
+    only the ``k`` best files; with ``only``, only those of these paths (known to be the only
+    ones that can match)."""
     compiled = compile_pattern(pattern, regex=regex, ignore_case=ignore_case, word=word)
     literal = None if (regex or ignore_case) else pattern
     result = GrepResult(pattern, regex, ignore_case, session_id)
     per_file: list[tuple[float, str, list[GrepMatch]]] = []
     for path in sorted({p for p, _, _ in sessionmap.paths_and_blobs(conn, session_id)}):
         if paths and not any_glob(path, paths):
+            continue
+        if only is not None and path not in only:
+            result.files_searched += 1  # known not to match without being read
             continue
         try:
             data = (root / path).read_bytes()

@@ -26,6 +26,7 @@ from genesis_git.search.grep import GrepMatch, grep
 
 if TYPE_CHECKING:
     from genesis_git.index.facts import BlobFacts
+    from genesis_git.search.session_index import SessionIndex
 
 
 @dataclass(frozen=True)
@@ -112,11 +113,41 @@ def _definition_rank(d: Definition) -> tuple[int, int, str, int]:
     return (1 if test else 0, d.path.count("/"), d.path, d.line)
 
 
+def candidate_paths(idx: SessionIndex, name: str) -> set[str] | None:
+    """The session's files whose indexed terms hold the whole-identifier token of ``name`` (a
+    superset of the files that hold the name as a whole word); ``None`` when the name has no
+    such token."""
+    import numpy as np
+
+    from genesis_git.search.termindex import term_hash
+    from genesis_git.text.tokens import first_token
+
+    token = first_token(name)
+    if not token:
+        return None
+    h = term_hash(token)
+    total = sum(int(part.n) for part in idx.chunk_parts)
+    hit = np.zeros(total, dtype=bool)
+    offset = 0
+    for part in idx.chunk_parts:
+        docs, _ = part.content.postings(h)
+        hit[offset + docs.astype(np.int64)] = True
+        offset += int(part.n)
+    rows = hit[idx.rows_chunk]
+    return {idx.map.paths[int(i)] for i in np.unique(idx.rows_map[rows])}
+
+
 def references(conn: Any, root: Path, session_id: str, name: str,
-               defined: list[Definition], *, paths: tuple[str, ...] = ()) -> list[GrepMatch]:
+               defined: list[Definition], *, paths: tuple[str, ...] = (),
+               idx: SessionIndex | None = None) -> list[GrepMatch]:
     """Every line that holds the tail of ``name`` as a whole word, less its definitions' own
-    lines; the files that define it first, then by the number of mentions."""
+    lines; the files that define it first, then by the number of mentions.  With the session's
+    search base (``idx``) only the files whose terms hold the name are read; when that would
+    leave out a file that defines it (a name the tokenizer keeps no term for), all are."""
     tail = name.strip().rsplit(".", 1)[-1]
     own = {(d.path, d.line) for d in defined}
-    found = grep(conn, root, session_id, tail, regex=False, word=True, paths=paths)
+    only = candidate_paths(idx, tail) if idx is not None else None
+    if only is not None and not {d.path for d in defined} <= only:
+        only = None
+    found = grep(conn, root, session_id, tail, regex=False, word=True, paths=paths, only=only)
     return [m for m in found.matches if (m.path, m.line) not in own]

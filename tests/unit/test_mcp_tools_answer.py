@@ -52,3 +52,15 @@ def test_a_cursor_belongs_to_its_call() -> None:
                                ("search", {"query": "a"}, "%%%")):
         with pytest.raises(UsageError, match="^cursor: "):
             read_cursor(tool, args, cursor)
+
+
+def test_messages_name_the_tools_arguments_not_the_commands_flags() -> None:
+    from genesis_git.mcp.common import tool_words
+
+    assert tool_words("--with-code skipped: the story has no text to search for") == (
+        "with_code skipped: the story has no text to search for")
+    assert tool_words("no stories yet: commit with the id in the subject, or run `genesis story "
+                      "rebuild` to read them from git log") == (
+        "no stories yet: commit with the id in the subject")
+    assert tool_words("shares it (--allow-secret); a-b--c stays") == (
+        "shares it (allow_secret); a-b--c stays")

@@ -56,7 +56,12 @@ class Symbols:
         out: dict[str, Any] = {"name": name.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
         if refs:
-            found = references(ctx.conn, ctx.repo.root, sid, name, defined, paths=paths)
+            from genesis_git.providers.embedders import embedder_id, get_embedder
+            from genesis_git.search.session_index import session_index
+
+            idx = session_index(ctx.conn, sid, embedder_id(get_embedder(ctx.config)))
+            found = references(ctx.conn, ctx.repo.root, sid, name, defined, paths=paths,
+                               idx=idx)
             out["references"] = [
                 {**m.as_dict(), "location": f"{m.path}:{m.line}"} for m in found]
         return out
