@@ -77,23 +77,30 @@ def _is_binary(data: bytes) -> bool:
 
 
 def file_matches(path: str, text: str, compiled: re.Pattern[str]) -> list[GrepMatch]:
-    """Every line of ``text`` that ``compiled`` matches (once per line, its first match)."""
+    """Every line of ``text`` that ``compiled`` matches, at its first match (one search per
+    matching line: a pattern that matches the empty string costs a search per line, not per
+    character); as in ``git grep``, nothing after the final newline is a line."""
     out: list[GrepMatch] = []
-    last_line = -1
     line_no = 1
+    counted = 0
     pos = 0
-    for m in compiled.finditer(text):
+    size = len(text)
+    while pos <= size:
+        m = compiled.search(text, pos)
+        if m is None:
+            break
         start = m.start()
-        line_no += text.count("\n", pos, start)
-        pos = start
-        if line_no == last_line:
-            continue
-        last_line = line_no
+        if start == size and (size == 0 or text.endswith("\n")):
+            break
+        line_no += text.count("\n", counted, start)
+        counted = start
         begin = text.rfind("\n", 0, start) + 1
         end = text.find("\n", start)
-        line = text[begin:end if end >= 0 else len(text)].rstrip("\r")
+        end = size if end < 0 else end
+        line = text[begin:end].rstrip("\r")
         out.append(GrepMatch(path, line_no, start - begin + 1, line[:MAX_LINE],
                              bool(_DEFINES.match(line))))
+        pos = end + 1
     return out
 
 
