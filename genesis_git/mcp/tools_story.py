@@ -47,8 +47,10 @@ class History:
         self._lock = threading.Lock()
         self.state: dict[Path, dict[str, Any]] = {}
 
-    def ensure(self, g: Genesis, wait: float = WAIT_SECONDS) -> dict[str, Any]:
-        """The status of the read of ``g``'s history, started now on the first call."""
+    def ensure(self, g: Genesis, wait: float | None = None) -> dict[str, Any]:
+        """The status of the read of ``g``'s history, started now on the first call; waits for
+        it at most ``wait`` seconds (default :data:`WAIT_SECONDS`) from its start."""
+        wait = WAIT_SECONDS if wait is None else wait
         root = g.workspace.repo.root
         with self._lock:
             state = self.state.get(root)

@@ -175,6 +175,30 @@ def test_story_tools_read_the_history_on_first_use(shop: Path, tmp_path: Path) -
     assert "genesis story rebuild" not in text and "--" not in text
 
 
+def test_a_story_call_during_the_read_says_so_and_a_later_one_has_the_stories(
+        shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from genesis_git.mcp import tools_story
+
+    no_hooks = tmp_path / "no-hooks"
+    no_hooks.mkdir()
+    git(shop, "-c", f"core.hooksPath={no_hooks}", "commit", "-q", "--allow-empty", "-m",
+        "STORY-32: export orders")
+    monkeypatch.setattr(tools_story, "WAIT_SECONDS", 0.0)  # answer before the read ends
+    server, _ = build_server(Workspaces(limit=1))
+
+    async def run() -> tuple[Any, Any]:
+        async with Client(server) as client:
+            first = await client.call_tool("story_list", {})
+            monkeypatch.setattr(tools_story, "WAIT_SECONDS", 60.0)
+            return first, await client.call_tool("story_list", {})
+
+    first, later = anyio.run(run)
+    assert first.structured_content["history"] == {"status": "reading"}
+    assert "still reading the history" in first.content[0].text
+    assert [s["story_id"] for s in later.structured_content["stories"]] == ["STORY-32"]
+    assert "history" not in later.structured_content
+
+
 def test_paths_outside_the_repository_are_refused_and_nothing_is_written(shop: Path) -> None:
     [escape, absolute, doc, brief, status] = drive([
         ("session_note", {"text": "look here", "path": "../../etc/passwd"}),
