@@ -16,6 +16,7 @@ skips it.  Regular expressions are Python's (:mod:`re`).
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,15 @@ _DEFINES = re.compile(
     r"^\s*(?:export\s+)?(?:(?:async\s+)?def|class|(?:async\s+)?function|interface|type|struct|"
     r"enum|trait|fn|func|const|let|var|CREATE\s+(?:TEMP(?:ORARY)?\s+)?(?:TABLE|VIEW|INDEX)"
     r"(?:\s+IF\s+NOT\s+EXISTS)?)\b", re.IGNORECASE)
+_FIRST_WORDS = frozenset({"export", "def", "async", "class", "function", "interface", "type",
+                          "struct", "enum", "trait", "fn", "func", "const", "let", "var",
+                          "create"})
+
+
+def is_definition(line: str) -> bool:
+    """A line that defines something: ``def``, ``class``, ``function``, ``CREATE TABLE``, …"""
+    head = line.lstrip()[:10].split("(", 1)[0].split(None, 1)
+    return bool(head) and head[0].lower() in _FIRST_WORDS and bool(_DEFINES.match(line))
 
 
 @dataclass
@@ -99,7 +109,7 @@ def file_matches(path: str, text: str, compiled: re.Pattern[str]) -> list[GrepMa
         end = size if end < 0 else end
         line = text[begin:end].rstrip("\r")
         out.append(GrepMatch(path, line_no, start - begin + 1, line[:MAX_LINE],
-                             bool(_DEFINES.match(line))))
+                             is_definition(line)))
         pos = end + 1
     return out
 
@@ -117,7 +127,8 @@ def grep(conn: Any, root: Path, session_id: str, pattern: str, *, regex: bool = 
     only the ``k`` best files; with ``only``, only those of these paths (known to be the only
     ones that can match)."""
     compiled = compile_pattern(pattern, regex=regex, ignore_case=ignore_case, word=word)
-    literal = None if (regex or ignore_case) else pattern
+    literal = None if (regex or ignore_case) else pattern.encode("utf-8", "surrogatepass")
+    base = str(root)
     result = GrepResult(pattern, regex, ignore_case, session_id)
     per_file: list[tuple[float, str, list[GrepMatch]]] = []
     for path in sorted({p for p, _, _ in sessionmap.paths_and_blobs(conn, session_id)}):
@@ -126,16 +137,17 @@ def grep(conn: Any, root: Path, session_id: str, pattern: str, *, regex: bool = 
         if only is not None and path not in only:
             result.files_searched += 1  # known not to match without being read
             continue
-        try:
-            data = (root / path).read_bytes()
+        try:  # os.path and open, not pathlib: this loop runs once per file of the tree
+            with open(os.path.join(base, path), "rb") as handle:
+                data = handle.read()
         except OSError:
             continue  # gone since the refresh
         result.files_searched += 1
+        if literal is not None and literal not in data:
+            continue  # UTF-8 bytes hold the pattern's bytes wherever the text holds it
         if _is_binary(data):
             continue
         text = data.decode("utf-8", errors="replace")
-        if literal is not None and literal not in text:
-            continue
         found = file_matches(path, text, compiled)
         if found:
             per_file.append((_score(path, found, pattern), path, found))
