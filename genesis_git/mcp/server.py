@@ -4,7 +4,10 @@ Built on the official Python SDK (``mcp`` 2.x, :class:`mcp.server.mcpserver.MCPS
 an optional extra (``mcp``; see :mod:`genesis_git.kernel.extras`).  Every tool calls the
 same core functions as the command line, through :class:`genesis_git.app.facade.Genesis`,
 and returns the JSON that the command's ``--json`` prints as structured
-content, with a short text rendering beside it.
+content, with a short text rendering and the same JSON serialized beside it,
+within ``mcp.max_answer_bytes`` (:mod:`genesis_git.mcp.answer`).  The tools are
+defined by kind in :mod:`genesis_git.mcp.tools_search`,
+:mod:`genesis_git.mcp.tools_story` and :mod:`genesis_git.mcp.tools_design`.
 
 The server keeps what it loaded warm between calls, per repository: the open
 store, the session's search base, the impact corpus.  Before each call it does
@@ -26,11 +29,10 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field
 
 from genesis_git import __version__
 from genesis_git.app.workspaces import Workspaces, max_repos
@@ -75,11 +77,6 @@ mcp.max_answer_bytes (64 KiB); one that was cut says so in truncated and gives
 next_cursor: call again with the same arguments and cursor=<next_cursor> for the rest.
 """
 
-Repo = Annotated[str | None, Field(
-    description="Absolute path of the repository (or a folder inside it); default: the "
-                "server's working directory.")]
-
-
 class GenesisTools:
     """The tools, over :class:`Workspaces`; every call runs under one lock."""
 
@@ -120,13 +117,6 @@ def _failure(exc: Exception, g: Genesis | None, work: Callable[..., Any]) -> str
 
     failure = handle(exc, record=record)
     return f"internal error: {failure.message}" if failure.internal else failure.message
-
-
-def in_repo(g: Genesis, path: str | None) -> str | None:
-    """A path an agent gives, taken relative to the repository's root (not the server's cwd)."""
-    if path is None or Path(path).is_absolute():
-        return path
-    return str(g.workspace.repo.root / path)
 
 
 def _error(message: str) -> CallToolResult:
