@@ -50,8 +50,15 @@ def fingerprint(tool: str, args: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def make_cursor(tool: str, args: dict[str, Any], offset: int) -> str:
-    raw = json.dumps({"t": tool, "o": offset, "f": fingerprint(tool, args)},
+def seen_digest(items: list[Any]) -> str:
+    """What a cursor knows of the items before it: a change among them (an edit, a commit since
+    the first page) means its offset no longer continues the same list."""
+    text = json.dumps(items, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def make_cursor(tool: str, args: dict[str, Any], offset: int, seen: str = "") -> str:
+    raw = json.dumps({"t": tool, "o": offset, "f": fingerprint(tool, args), "s": seen},
                      separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
@@ -59,20 +66,25 @@ def make_cursor(tool: str, args: dict[str, Any], offset: int) -> str:
 def read_cursor(tool: str, args: dict[str, Any], cursor: str | None) -> int:
     """The offset a cursor continues at (0 without one); a cursor of another tool or of other
     arguments is a usage error naming the argument."""
+    return _decode(tool, args, cursor)[0]
+
+
+def _decode(tool: str, args: dict[str, Any], cursor: str | None) -> tuple[int, str]:
     if not cursor:
-        return 0
+        return 0, ""
     try:
         padded = cursor.strip() + "=" * (-len(cursor.strip()) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode()))
         offset = int(data["o"])
+        seen = str(data.get("s", ""))
         same = data["t"] == tool and data["f"] == fingerprint(tool, args)
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         raise UsageError("cursor: not a cursor genesis gave",
                          hint="pass the next_cursor of the previous answer unchanged") from None
     if not same or offset < 0:
         raise UsageError(f"cursor: it continues another {tool} call",
                          hint="repeat the arguments of the call that gave it") from None
-    return offset
+    return offset, seen
 
 
 # -- cutting ---------------------------------------------------------------------------------
@@ -177,7 +189,7 @@ def bounded(tool: str, args: dict[str, Any], data: dict[str, Any], key: str | No
             limit: int, cursor: str | None, related: str | None = None) -> dict[str, Any]:
     """``data`` within the JSON budget of ``limit``; with ``truncated`` and ``next_cursor`` when
     anything was cut or a cursor was given, else unchanged."""
-    offset = read_cursor(tool, args, cursor)
+    offset, seen = _decode(tool, args, cursor)
     budget = json_budget(limit)
     if key is None:
         if size(data) <= budget:
@@ -186,8 +198,8 @@ def bounded(tool: str, args: dict[str, Any], data: dict[str, Any], key: str | No
         return {**shaped, "truncated": {"reason": _reason(limit), "strings_cut": cuts},
                 "next_cursor": None}
     total = len(data.get(key) or [])
-    if offset > total:
-        raise UsageError(f"cursor: it is past the end of the {total} {key} of this answer",
+    if offset > total or (seen and seen_digest((data.get(key) or [])[:offset]) != seen):
+        raise UsageError(f"cursor: the {key} changed since it was given (an edit or a commit)",
                          hint="repeat the call without cursor")
     if offset == 0 and size(data) <= budget:
         return data
@@ -198,7 +210,8 @@ def bounded(tool: str, args: dict[str, Any], data: dict[str, Any], key: str | No
     if after is not None or cuts:
         note["reason"] = _reason(limit)
     return {**shaped, "truncated": note,
-            "next_cursor": make_cursor(tool, args, after) if after is not None else None}
+            "next_cursor": make_cursor(tool, args, after, seen_digest(
+                (data.get(key) or [])[:after])) if after is not None else None}
 
 
 def _reason(limit: int) -> str:

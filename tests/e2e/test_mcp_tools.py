@@ -95,6 +95,12 @@ def test_a_long_answer_is_cut_within_the_limit_and_the_cursor_returns_everything
     assert len(pages) > 1 and ranked == whole
     assert all(answer_bytes(r) <= 8192 for r in pages)
 
+    write(shop, "src/zoo/animal_00.py", "# zebra_token moved\n")  # an edit before the cursor
+    [edited] = drive([("search", {"query": "zebra_token", "match": "fixed",
+                                  "cursor": answers[2].structured_content["next_cursor"]})])
+    assert edited.is_error
+    assert edited.content[0].text.startswith("cursor: the matches changed since")
+
     [note, wrong, stale] = drive([
         ("session_note", {"text": "a long analysis " + "é" * 300_000}),
         ("search", {"query": "zebra_token", "match": "regex", "cursor": first["next_cursor"]}),

@@ -64,3 +64,14 @@ def test_messages_name_the_tools_arguments_not_the_commands_flags() -> None:
         "no stories yet: commit with the id in the subject")
     assert tool_words("shares it (--allow-secret); a-b--c stays") == (
         "shares it (allow_secret); a-b--c stays")
+
+
+def test_a_cursor_refuses_a_list_that_changed_before_it() -> None:
+    data = {"results": items(400)}
+    first = bounded("search", {"query": "a"}, data, "results", 4096, None)
+    changed = {"results": [{"path": "new.py", "line": 0, "text": ""}, *items(400)]}
+    with pytest.raises(UsageError, match="^cursor: the results changed since"):
+        bounded("search", {"query": "a"}, changed, "results", 4096, first["next_cursor"])
+    grown = {"results": [*items(400), *items(5)]}  # what comes after the cursor may change
+    page = bounded("search", {"query": "a"}, grown, "results", 4096, first["next_cursor"])
+    assert page["truncated"]["offset"] == len(first["results"])
