@@ -52,6 +52,7 @@ def call(tools: GenesisTools, repo: str | None, name: str, args: dict[str, Any],
 
 
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+_QUOTED = re.compile(r"""('[^'\n]*'|"[^"\n]*")""")
 _REBUILD = re.compile(r",? ?or run `genesis story rebuild`[^()]*?(?=$|\))")
 
 
@@ -59,7 +60,9 @@ def tool_words(text: str) -> str:
     """A message of the core in the words of the tools: ``--with-code`` is the argument
     ``with_code``; the history is read by the server itself."""
     text = _REBUILD.sub("", text)
-    return _FLAG.sub(lambda m: m.group(1).replace("-", "_"), text)
+    parts = _QUOTED.split(text)  # what a message quotes (a query, a path) stays as it is
+    return "".join(part if i % 2 else _FLAG.sub(lambda m: m.group(1).replace("-", "_"), part)
+                   for i, part in enumerate(parts))
 
 
 def in_tool_words(exc: GenesisError) -> GenesisError:

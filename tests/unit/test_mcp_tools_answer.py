@@ -64,6 +64,8 @@ def test_messages_name_the_tools_arguments_not_the_commands_flags() -> None:
         "no stories yet: commit with the id in the subject")
     assert tool_words("shares it (--allow-secret); a-b--c stays") == (
         "shares it (allow_secret); a-b--c stays")
+    assert tool_words("the query '--help me' has only stopwords (use --mode)") == (
+        "the query '--help me' has only stopwords (use mode)")
 
 
 def test_a_cursor_refuses_a_list_that_changed_before_it() -> None:
