@@ -113,6 +113,24 @@ def test_a_long_answer_is_cut_within_the_limit_and_the_cursor_returns_everything
         assert "\n" not in bad.content[0].text
 
 
+def test_a_story_with_a_one_megabyte_note_answers_within_the_default_limit(shop: Path) -> None:
+    subprocess.run([*genesis_cmd(), "hooks", "install"], cwd=shop, check=True,
+                   capture_output=True)
+    [noted] = drive([("session_note", {"text": "analysis " + "订单 order total " * 65_000,
+                                       "role": "analysis"})])
+    assert not noted.is_error and answer_bytes(noted) <= 65536
+    write(shop, "src/shop/export.py", "def export():\n    return 1\n")
+    git(shop, "add", "-A")
+    git(shop, "commit", "-q", "-m", "STORY-40: export orders")  # the hook binds the note
+    [context] = drive([("story_context", {"story_id": "STORY-40"})])
+    assert not context.is_error, context.content
+    assert answer_bytes(context) <= 65536
+    data = context.structured_content
+    assert data["story"]["story_id"] == "STORY-40"
+    assert data["truncated"]["strings_cut"] >= 1 and data["next_cursor"] is None
+    assert "[cut: " in json.dumps(data, ensure_ascii=False)
+
+
 def test_tools_describe_themselves_with_enums_schemas_and_what_they_write(shop: Path) -> None:
     server, _ = build_server(Workspaces(limit=1))
 
