@@ -74,7 +74,7 @@ def compile_pattern(pattern: str, *, regex: bool, ignore_case: bool = False,
         raise UsageError("empty pattern", hint="say what to look for")
     body = pattern if regex else re.escape(pattern)
     if word:
-        body = rf"(?<![\w]){body}(?![\w])" if regex else rf"\b{body}\b"
+        body = rf"(?<!\w)(?:{body})(?!\w)"  # a name that starts or ends with $ too
     try:
         return re.compile(body, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
     except re.error as exc:

@@ -27,6 +27,9 @@ def test_columns_text_and_definitions() -> None:
         (2, 6, "beta x", False), (4, 7, "gamma x x", False), (5, 5, "def x_of(y):", True)]
     words = file_matches("p", TEXT, compile_pattern("x", regex=False, word=True))
     assert [m.line for m in words] == [2, 4]
+    dollar = file_matches("p", "x = $foo\n$foobar\nfoo\n",
+                          compile_pattern("$foo", regex=False, word=True))
+    assert [m.line for m in dollar] == [1]
     dotted = file_matches("p", "a.b\naxb\n", compile_pattern("a.b", regex=False))
     assert [m.line for m in dotted] == [1]
 
