@@ -215,5 +215,62 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# -- the symbol tool (python bench/mcp_bench.py --symbols REPO [--rounds 3]) -------------------
+
+SYMBOL_FILES = 40  # files whose outlines give the names looked up
+
+
+def symbols_bench(repo: Path, rounds: int) -> dict[str, Any]:
+    """``symbols`` through the real stdio server on any repository with a session: the first
+    lookup (the definitions read), then warm lookups of names its outlines give, p50 / p95;
+    outlines; ``refs=true`` (a whole-word scan of the session's files)."""
+    listed = subprocess.run(["git", "ls-files", "*.py"], cwd=repo, capture_output=True,
+                            text=True, check=True).stdout.split()
+    step = max(1, len(listed) // SYMBOL_FILES)
+    files = listed[::step][:SYMBOL_FILES]
+    server = Server(repo)
+    server.initialize()
+    out: dict[str, Any] = {"first_symbols_s": server.call("symbols", {"name": "main"})}
+    names: list[str] = []
+    outline_t: list[float] = []
+    for path in files:
+        t0 = time.perf_counter()
+        reply = server.request("tools/call", {"name": "symbols",
+                                              "arguments": {"outline": path}})
+        outline_t.append(time.perf_counter() - t0)
+        found = reply.get("result", {}).get("structuredContent", {}).get("definitions", [])
+        names += [d["name"] for d in found[:3]]
+    lookup_t = [server.call("symbols", {"name": n}) for _ in range(rounds) for n in names]
+    # the same server's search over the same names: both wait for the same refresh (git)
+    search_t = [server.call("search", {"query": n, "match": "fixed"}) for n in names[:20]]
+    ranked_t = [server.call("search", {"query": n}) for n in names if len(n) > 3 and n.isascii()
+                and n.replace("_", "").isalnum()]
+    refs_t = [server.call("symbols", {"name": n, "refs": True}) for n in names[:10]]
+    server.close()
+    out.update(names=len(names), symbols_p50_ms=pct(lookup_t, 0.5) * 1000,
+               symbols_p95_ms=pct(lookup_t, 0.95) * 1000,
+               outline_p50_ms=pct(outline_t, 0.5) * 1000,
+               refs_p50_ms=pct(refs_t, 0.5) * 1000, refs_p95_ms=pct(refs_t, 0.95) * 1000,
+               fixed_p50_ms=pct(search_t, 0.5) * 1000, search_p50_ms=pct(ranked_t, 0.5) * 1000)
+    return out
+
+
+def symbols_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="the symbol tool of genesis mcp")
+    parser.add_argument("--symbols", type=Path, required=True, metavar="REPO",
+                        help="a repository with a session (genesis session start)")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    compile_genesis()
+    files, size = corpus_stats(args.symbols)
+    print(f"corpus: {files} files, {size / 1e6:.1f} MB")
+    out = symbols_bench(args.symbols, args.rounds)
+    print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()},
+                     indent=2))
+    print(f"| symbols p50 / p95 | {out['symbols_p50_ms']:.1f} / {out['symbols_p95_ms']:.1f} ms "
+          f"| ≤ 20 ms p50 |")
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(symbols_main(sys.argv[1:]) if "--symbols" in sys.argv else main())

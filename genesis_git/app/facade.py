@@ -15,7 +15,8 @@ The doors call nothing else: each command of ``genesis`` and each tool of
 exactly what the command line gets.  The services are
 
 * ``g.sessions`` (:class:`~genesis_git.app.services.sessions.Sessions`): the session and its notes;
-* ``g.search`` (:class:`~genesis_git.app.services.search.Search`);
+* ``g.search`` (:class:`~genesis_git.app.services.search.Search`), its exact and regex mode too;
+* ``g.symbols`` (:class:`~genesis_git.app.services.symbols.Symbols`): definitions, references, outlines;
 * ``g.impact`` (:class:`~genesis_git.app.services.impact.Impact`);
 * ``g.stories`` (:class:`~genesis_git.app.services.stories.Stories`): the ledger and ``sync``;
 * ``g.design`` (:class:`~genesis_git.app.services.design.Design`): the design library;
@@ -43,6 +44,7 @@ from genesis_git.app.services.mirror import Mirror
 from genesis_git.app.services.search import Search
 from genesis_git.app.services.sessions import Sessions
 from genesis_git.app.services.stories import Stories
+from genesis_git.app.services.symbols import Symbols
 from genesis_git.app.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -66,6 +68,7 @@ class Genesis:
         self.workspace = Workspace.open(repo_path)
         self.sessions = Sessions(self.workspace)
         self.search = Search(self.workspace)
+        self.symbols = Symbols(self.workspace)
         self.impact = Impact(self.workspace, use_rag=use_rag, rag=rag, engine=engine,
                              scope=scope, keep_corpus=keep_corpus)
         self.stories = Stories(self.workspace)

@@ -188,7 +188,7 @@ def _version(value: bool) -> None:
 
 
 # The commands whose output goes through a pager on a terminal (as git pages log and show).
-PAGED = frozenset({"search", "impact", "story", "session", "design", "doctor", "cache"})
+PAGED = frozenset({"search", "symbols", "impact", "story", "session", "design", "doctor", "cache"})
 
 
 def main(
@@ -254,6 +254,12 @@ def _add_search(app: typer.Typer) -> None:
     search.register(app)
 
 
+def _add_symbols(app: typer.Typer) -> None:
+    from genesis_git.cli import symbols
+
+    symbols.register(app)
+
+
 def _add_impact(app: typer.Typer) -> None:
     from genesis_git.cli import impact
 
@@ -308,6 +314,7 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "doctor": _add_doctor,
     "session": _add_session,
     "search": _add_search,
+    "symbols": _add_symbols,
     "impact": _add_impact,
     "story": _add_story,
     "ledger": _add_ledger,

@@ -46,6 +46,14 @@ def search_cmd(
         "--markdown", help="Print a Markdown context block for an LLM prompt.")] = False,
     no_refresh: Annotated[bool, typer.Option(
         "--no-refresh", help="Search the session as last indexed; skip the refresh.")] = False,
+    fixed: Annotated[bool, typer.Option(
+        "-F", "--fixed-strings", help="Every line that holds QUERY as written (as git grep "
+                                      "-F), files ranked; -k limits the files.")] = False,
+    regex: Annotated[bool, typer.Option(
+        "-E", "--regex", help="Every line that matches the Python regular expression QUERY, "
+                              "files ranked; -k limits the files.")] = False,
+    ignore_case: Annotated[bool, typer.Option(
+        "-i", "--ignore-case", help="With -F or -E: ignore case.")] = False,
 ) -> None:
     """Search code and docs with hybrid BM25 + vector retrieval, filters and explanations.
 
@@ -59,6 +67,13 @@ def search_cmd(
         raise UsageError("--json and --markdown cannot be used together")
     if not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
+    if fixed or regex or ignore_case:
+        _grep_mode(query, fixed=fixed, regex=regex, ignore_case=ignore_case, k=k, paths=paths,
+                   json_out=json_out, no_refresh=no_refresh,
+                   others={"--mode": mode, "--type": types, "--component": component,
+                           "--owner": owner, "--max-staleness": max_staleness, "--files": files,
+                           "--explain": explain, "--markdown": markdown})
+        return
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one matrix-vector product: no pool
     from genesis_git.app.facade import Genesis
     from genesis_git.cli.output import detail, emit_json, note, warn
@@ -84,6 +99,40 @@ def search_cmd(
     else:
         _render(result, files, explain)
     if not result.hits:
+        raise typer.Exit(int(NOTHING_FOUND))
+
+
+def _grep_mode(query: str, *, fixed: bool, regex: bool, ignore_case: bool, k: int | None,
+               paths: list[str] | None, json_out: bool, no_refresh: bool,
+               others: dict[str, object]) -> None:
+    """``-F``/``-E``: every matching line, as ``git grep -n`` prints it, files ranked."""
+    from genesis_git.kernel.errors import UsageError
+
+    if fixed and regex:
+        raise UsageError("-F/--fixed-strings and -E/--regex cannot be used together")
+    if not (fixed or regex):
+        raise UsageError("-i/--ignore-case goes with -F or -E")
+    given = [name for name, value in others.items() if value]
+    if given:
+        raise UsageError(f"{given[0]} does not go with -F or -E",
+                         hint="-F and -E take -k, --path, -i and --json")
+    if k is not None and k < 1:
+        raise UsageError("-k must be 1 or more")
+    from genesis_git.app.facade import Genesis
+    from genesis_git.cli.output import echo, emit_json, note, paint
+    from genesis_git.render.symbols import grep_json, grep_lines
+
+    with Genesis() as g:
+        result = g.search.grep(query, regex=regex, ignore_case=ignore_case,
+                               paths=tuple(paths or ()), k=k, refresh=not no_refresh,
+                               announce=note)
+    data = grep_json(result)
+    if json_out:
+        emit_json(data)
+    else:
+        for line in grep_lines(data, paint()):
+            echo(line)
+    if not result.matches:
         raise typer.Exit(int(NOTHING_FOUND))
 
 

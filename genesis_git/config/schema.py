@@ -226,6 +226,9 @@ class DesignSettings:
 class McpSettings:
     max_repos: int = setting(4, "repositories `genesis mcp` keeps loaded; the least recently "
                                 "used is closed")
+    max_answer_bytes: int = setting(65536, "bytes a `genesis mcp` tool answer may take (its "
+                                           "text and both copies of its JSON); a longer one is "
+                                           "cut and says where to continue", at_least(4096))
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@ Built on the official Python SDK (``mcp`` 2.x, :class:`mcp.server.mcpserver.MCPS
 an optional extra (``mcp``; see :mod:`genesis_git.kernel.extras`).  Every tool calls the
 same core functions as the command line, through :class:`genesis_git.app.facade.Genesis`,
 and returns the JSON that the command's ``--json`` prints as structured
-content, with a short text rendering beside it.
+content, with a short text rendering and the same JSON serialized beside it,
+within ``mcp.max_answer_bytes`` (:mod:`genesis_git.mcp.answer`).  The tools are
+defined by kind in :mod:`genesis_git.mcp.tools_search`,
+:mod:`genesis_git.mcp.tools_story` and :mod:`genesis_git.mcp.tools_design`.
 
 The server keeps what it loaded warm between calls, per repository: the open
 store, the session's search base, the impact corpus.  Before each call it does
@@ -26,11 +29,10 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp_types import CallToolResult, TextContent
 
 from genesis_git import __version__
 from genesis_git.app.workspaces import Workspaces, max_repos
@@ -49,8 +51,11 @@ When to call which tool:
 - impact: BEFORE editing for a requirement, an issue or a bug report. Pass the
   requirement text (a pasted issue is fine); you get the files, symbols and
   fields it affects, ranked, each with evidence lines and the reasons of its score.
-- search: to find a symbol, a passage, a config key or a doc section. Use
-  files=true for one line per file; type/path/component/owner narrow it.
+- search: to find a passage, a config key or a doc section (match=ranked), or
+  every line holding an exact string or a regex, like git grep (match=fixed or
+  match=regex). files=true gives one line per file; type/path/component/owner narrow it.
+- symbols: where a class, function, method or table is defined (path:line), with
+  refs=true every line that uses it, with outline=<file> what a file defines.
 - story_context: to resume work on a story (e.g. STORY-12): its commits, net
   changed files, notes, decisions and links. story_list lists the stories.
 - session_note: to record a decision, a risk or an analysis while you work
@@ -66,13 +71,11 @@ Every tool takes an optional repo: the absolute path of the repository (or a
 folder inside it); without it, the server's working directory is used. Search
 and impact see the working tree as it is now. A very long query is read in
 part (its first 32,768 characters, its 128 weightiest terms) and the result says so.
-Results carry the same JSON as the genesis command's --json (structured content).
+Results carry the same JSON as the genesis command's --json, as structured content
+and serialized in a text block after a short rendering. An answer is kept within
+mcp.max_answer_bytes (64 KiB); one that was cut says so in truncated and gives
+next_cursor: call again with the same arguments and cursor=<next_cursor> for the rest.
 """
-
-Repo = Annotated[str | None, Field(
-    description="Absolute path of the repository (or a folder inside it); default: the "
-                "server's working directory.")]
-
 
 class GenesisTools:
     """The tools, over :class:`Workspaces`; every call runs under one lock."""
@@ -116,13 +119,6 @@ def _failure(exc: Exception, g: Genesis | None, work: Callable[..., Any]) -> str
     return f"internal error: {failure.message}" if failure.internal else failure.message
 
 
-def in_repo(g: Genesis, path: str | None) -> str | None:
-    """A path an agent gives, taken relative to the repository's root (not the server's cwd)."""
-    if path is None or Path(path).is_absolute():
-        return path
-    return str(g.workspace.repo.root / path)
-
-
 def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=one_line(message))],
                           is_error=True)
@@ -135,184 +131,13 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
     tools = GenesisTools(workspaces or Workspaces())
     server: MCPServer[Any] = MCPServer("genesis", title="genesis", version=__version__,
                                        instructions=INSTRUCTIONS, log_level="WARNING")
-    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    from genesis_git.mcp import tools_design, tools_search, tools_story
+    from genesis_git.mcp.schemas import declare_output_schemas
 
-    @server.tool(annotations=read_only)
-    def search(
-        query: Annotated[str, Field(description="What to look for: words, identifiers, Chinese, "
-                                                "or a pasted error message.")],
-        k: Annotated[int | None, Field(description="Results (default search.k, 10); with "
-                                                   "files, files.", ge=1, le=500)] = None,
-        type: Annotated[list[str] | None, Field(
-            description="Only these artifact types: REQ, ARCH, API, DB, UI, CODE, OTHER.")] = None,
-        path: Annotated[list[str] | None, Field(
-            description="Only paths matching one of these globs, e.g. 'src/**'.")] = None,
-        component: Annotated[str | None, Field(description="Only this system component.")] = None,
-        owner: Annotated[str | None, Field(description="Only files this CODEOWNERS owner "
-                                                       "owns, e.g. @team-db.")] = None,
-        max_staleness: Annotated[float | None, Field(
-            description="Only files with a staleness score at most this (0 new .. 1 old).")] = None,
-        files: Annotated[bool, Field(description="One result per file, its best chunks "
-                                                 "listed under it.")] = False,
-        mode: Annotated[str | None, Field(description="hybrid, lexical or vector "
-                                                      "(default search.mode).")] = None,
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """Search the working tree as it is now (BM25 over identifiers, Chinese bigrams,
-        synonyms and paths, fused with vectors). Same JSON as `genesis search --json`."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.search import summary, to_json
-
-            options = g.search.options(k=k, mode=mode, types=tuple(type or ()),
-                                       paths=tuple(path or ()), component=component,
-                                       owner=owner, max_staleness=max_staleness, files=files)
-            result = g.search.run(query, options)
-            data = to_json(result, files)
-            return data, summary(data)
-        return tools.run(repo, work)
-
-    @server.tool(annotations=read_only)
-    def impact(
-        requirement: Annotated[str, Field(description="The requirement, issue or bug report "
-                                                      "(a pasted issue is fine).")],
-        k: Annotated[int, Field(description="Files (and file impacts) to return.",
-                                ge=1, le=200)] = 10,
-        history: Annotated[bool, Field(description="Use the git history signals (co-change, "
-                                                   "similar commits, churn).")] = True,
-        graph: Annotated[bool, Field(description="Use the reference graph (imports, table "
-                                                 "columns).")] = True,
-        stories: Annotated[bool, Field(description="Use similar stories of the ledger.")] = True,
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """Rank the files, symbols and fields a requirement affects, with evidence lines and
-        the reasons of each score. Same JSON as `genesis impact --json`."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            options = g.impact.options(k=k, history=history, graph=graph, stories=stories)
-            report = g.impact.run(requirement, options)
-            from genesis_git.render.impact import summary
-
-            return report.to_json(), summary(report.result, report.warnings, report.suggestions)
-        return tools.run(repo, work)
-
-    @server.tool(annotations=read_only)
-    def story_context(
-        story_id: Annotated[str, Field(description="A story id, e.g. STORY-12.")],
-        with_code: Annotated[int, Field(description="Add the K most relevant chunks of the "
-                                                    "current index (0: none).", ge=0, le=50)] = 0,
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """Everything a story holds: its record, commits, net changed files, notes and
-        decisions, links. Same JSON as `genesis story context --json`."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.stories import context_text
-
-            data = g.stories.context(story_id, with_code=with_code)
-            return data, "\n".join([*data.get("notes", []), context_text(data)])
-        return tools.run(repo, work)
-
-    @server.tool(annotations=read_only)
-    def story_list(
-        status: Annotated[str | None, Field(description="Only this status: draft, "
-                                                        "in_progress, review, done, "
-                                                        "archived.")] = None,
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """The stories of the ledger, most recently updated first (`genesis story list --json`)."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.stories import list_short
-
-            data = {"stories": g.stories.all(status)}
-            return data, list_short(data)
-        return tools.run(repo, work)
-
-    @server.tool(annotations=read_only)
-    def session_status(repo: Repo = None) -> CallToolResult:
-        """The worktree's active session: files, chunks, document, notes not yet bound
-        (`genesis session status --json`; active is null without one)."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.sessions import status_short
-
-            data = {"active": g.sessions.active()}
-            return data, status_short(data["active"])
-        return tools.run(repo, work)
-
-    @server.tool(annotations=writes)
-    def session_start(
-        doc: Annotated[str | None, Field(description="The requirement document of the work "
-                                                     "(relative to the repository's root); "
-                                                     "bound to the story at commit.")] = None,
-        name: Annotated[str | None, Field(description="A name for the session.")] = None,
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """Start (or resume) the worktree's session and index the working tree
-        (`genesis session start --json`)."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.sessions import report_short
-
-            data = g.sessions.start(doc=in_repo(g, doc), name=name).as_dict()
-            return data, report_short(data)
-        return tools.run(repo, work)
-
-    @server.tool(annotations=writes)
-    def session_note(
-        text: Annotated[str, Field(description="The note itself.")],
-        role: Annotated[str, Field(description="analysis, decision, risk, note, test_model or "
-                                               "doc_change.")] = "note",
-        path: Annotated[str | None, Field(description="The file the note is about (relative "
-                                                      "to the repository's root).")] = None,
-        section: Annotated[str | None, Field(description="The section of that file (a "
-                                                         "heading, a symbol).")] = None,
-        allow_secret: Annotated[bool, Field(description="Share the note even if it looks like "
-                                                        "it holds a secret (a token, a key, a "
-                                                        "password).")] = False,
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """Record a note, decision or risk in the session; the next commit whose message names
-        a story binds it (`genesis session note --json`).  A note that looks like it holds a
-        secret is kept private (never shared) and the answer says so."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.sessions import noted_short
-
-            item = g.sessions.note(text, role=role, path=in_repo(g, path), section=section,
-                                   allow_secret=allow_secret)
-            return item, noted_short(item)
-        return tools.run(repo, work)
-
-    @server.tool(annotations=read_only)
-    def design_search(
-        query: Annotated[str, Field(description="What to look for, e.g. '深色 卡片 间距' or "
-                                                "'touch target size'.")],
-        top: Annotated[int | None, Field(description="Results (default design.top).",
-                                         ge=1, le=100)] = None,
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """Search the design reference library, with a score breakdown per card
-        (`genesis design search --json`)."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.design import search_short
-
-            data = g.design.search(query, top, strict=False)
-            return data, search_short(data)
-        return tools.run(repo, work)
-
-    @server.tool(annotations=writes)
-    def design_brief(
-        query: Annotated[str, Field(description="The task the brief is for, e.g. 'dark mode "
-                                                "home cards'.")],
-        repo: Repo = None,
-    ) -> CallToolResult:
-        """Pick 3-5 reference cards for a task, write them to tasks/design-brief.md and append
-        an inspiration record to the outbox (`genesis design brief --json`).  Without a
-        library, or with no card that may enter a brief, the result is an error and nothing
-        is written."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
-            from genesis_git.render.design import brief_short
-
-            data = g.design.brief(query)
-            return data, brief_short(data)
-        return tools.run(repo, work)
-
+    tools_search.register(server, tools)
+    tools_story.register(server, tools)
+    tools_design.register(server, tools)
+    declare_output_schemas(server)
     return server, tools
 
 

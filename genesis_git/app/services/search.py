@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from genesis_git.app.workspace import Workspace
+    from genesis_git.search.grep import GrepResult
     from genesis_git.search.results import SearchOptions, SearchResult
 
 
@@ -44,3 +45,17 @@ class Search:
         from genesis_git.search.fresh import search_fresh
 
         return search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
+
+    def grep(self, pattern: str, *, regex: bool = False, ignore_case: bool = False,
+             paths: tuple[str, ...] = (), k: int | None = None, refresh: bool = True,
+             announce: Callable[[str], None] | None = None) -> GrepResult:
+        """``genesis search --fixed-strings`` / ``--regex``: every line of the session's files
+        that holds ``pattern`` (the session refreshed first), the files ranked."""
+        from genesis_git.index.session import ensure_session
+        from genesis_git.search.grep import compile_pattern, grep
+
+        compile_pattern(pattern, regex=regex, ignore_case=ignore_case)  # before any refresh
+        ctx = self._ws.caught_up()
+        sid = ensure_session(ctx, refresh=refresh, announce=announce)
+        return grep(ctx.conn, ctx.repo.root, sid, pattern, regex=regex,
+                    ignore_case=ignore_case, paths=paths, k=k)

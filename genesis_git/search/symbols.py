@@ -1,0 +1,153 @@
+"""Symbols: where a name is defined, who refers to it, what a file contains.
+
+Read from what indexing already keeps of every blob (its facts,
+:mod:`genesis_git.index.facts`: the chunker's classes, functions and methods, the
+tables of SQL DDL and ORM models) — the definitions the reference graph of
+impact is built from — so no language server is needed:
+
+* :meth:`SymbolIndex.define` — the definitions of a name: ``cancel_order``,
+  ``OrderController.create_order`` (a dotted name matches its tail), a table;
+  exact case first, any case when nothing matches exactly;
+* :meth:`SymbolIndex.outline` — the definitions of one file in line order;
+* :func:`references` — every line of the session's files that holds the name
+  as a whole word, other than its definitions (:mod:`genesis_git.search.grep`),
+  the files that define it first.
+
+Every location is a ``path:line``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genesis_git.search.grep import GrepMatch, grep
+
+if TYPE_CHECKING:
+    from genesis_git.index.facts import BlobFacts
+    from genesis_git.search.session_index import SessionIndex
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str  # as the file spells it, dotted for a method: OrderController.create_order
+    kind: str  # class, function, method, table, section, …
+    path: str
+    line: int
+    end_line: int
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "path": self.path, "line": self.line,
+                "end_line": self.end_line, "location": self.location}
+
+
+def definitions_of(path: str, facts: BlobFacts) -> list[Definition]:
+    """What one blob defines, in line order (a table once, as a table)."""
+    full = facts.full()
+    out: list[Definition] = []
+    tables = {(name.lower(), first) for name, first, _, _, _ in full.tables}
+    for name, first, last, _, kind in full.tables:
+        out.append(Definition(name, "table" if kind != "alter" else "alter table", path, first,
+                              last))
+    for start, end, kind, symbol, _ in full.symbols:
+        if (symbol.lower(), start) in tables:
+            continue
+        out.append(Definition(symbol, "method" if kind == "method" else kind, path, start, end))
+        methods = full.methods.get((start, end, symbol), [])
+        for i, (name, line) in enumerate(methods):
+            stop = methods[i + 1][1] - 1 if i + 1 < len(methods) else end
+            out.append(Definition(f"{symbol}.{name}", "method", path, line, max(line, stop)))
+    unique = {(d.name, d.line): d for d in out}  # a method chunk and its class's list agree
+    return sorted(unique.values(), key=lambda d: (d.line, d.end_line, d.name))
+
+
+class SymbolIndex:
+    """The definitions of a session's files, by name."""
+
+    def __init__(self, files: dict[str, BlobFacts | None]):
+        self.by_path: dict[str, list[Definition]] = {}
+        self.by_tail: dict[str, list[Definition]] = {}
+        self.by_lower: dict[str, list[Definition]] = {}
+        for path in sorted(files):
+            facts = files[path]
+            found = definitions_of(path, facts) if facts is not None else []
+            self.by_path[path] = found
+            for d in found:
+                tail = d.name.rsplit(".", 1)[-1]
+                self.by_tail.setdefault(tail, []).append(d)
+                self.by_lower.setdefault(tail.lower(), []).append(d)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.by_path.values())
+
+    def define(self, name: str) -> list[Definition]:
+        """The definitions of ``name`` (``Class.method`` narrows to that class)."""
+        name = name.strip()
+        tail = name.rsplit(".", 1)[-1]
+        found = self.by_tail.get(tail) or self.by_lower.get(tail.lower(), [])
+        if "." in name:
+            dotted = [d for d in found if d.name == name or d.name.endswith("." + name)]
+            lowered = name.lower()
+            found = dotted or [d for d in found if d.name.lower() == lowered
+                               or d.name.lower().endswith("." + lowered)]
+        return sorted(found, key=_definition_rank)
+
+    def outline(self, path: str) -> list[Definition] | None:
+        """The definitions of ``path`` in line order; ``None`` when the session has no such
+        file."""
+        wanted = path.strip().replace("\\", "/")
+        while wanted.startswith("./"):
+            wanted = wanted[2:]
+        return self.by_path.get(wanted)
+
+
+def _definition_rank(d: Definition) -> tuple[int, int, str, int]:
+    """Code before tests, tests before docs and the rest; then path and line."""
+    low = d.path.lower()
+    test = "test" in low.rsplit("/", 1)[-1] or "/tests/" in f"/{low}"
+    return (1 if test else 0, d.path.count("/"), d.path, d.line)
+
+
+def candidate_paths(idx: SessionIndex, name: str) -> set[str] | None:
+    """The session's files whose indexed terms hold the whole-identifier token of ``name`` (a
+    superset of the files that hold the name as a whole word); ``None`` when the name has no
+    such token."""
+    import numpy as np
+
+    from genesis_git.search.termindex import term_hash
+    from genesis_git.text.tokens import first_token
+
+    token = first_token(name)
+    if not token:
+        return None
+    h = term_hash(token)
+    total = sum(int(part.n) for part in idx.chunk_parts)
+    hit = np.zeros(total, dtype=bool)
+    offset = 0
+    for part in idx.chunk_parts:
+        docs, _ = part.content.postings(h)
+        hit[offset + docs.astype(np.int64)] = True
+        offset += int(part.n)
+    rows = hit[idx.rows_chunk]
+    return {idx.map.paths[int(i)] for i in np.unique(idx.rows_map[rows])}
+
+
+def references(conn: Any, root: Path, session_id: str, name: str,
+               defined: list[Definition], *, paths: tuple[str, ...] = (),
+               idx: SessionIndex | None = None) -> list[GrepMatch]:
+    """Every line that holds the tail of ``name`` as a whole word, less its definitions' own
+    lines; the files that define it first, then by the number of mentions.  With the session's
+    search base (``idx``) only the files whose terms hold the name are read; when that would
+    leave out a file that defines it (a name the tokenizer keeps no term for), all are."""
+    tail = name.strip().rsplit(".", 1)[-1]
+    own = {(d.path, d.line) for d in defined}
+    only = candidate_paths(idx, tail) if idx is not None else None
+    if only is not None and not {d.path for d in defined} <= only:
+        only = None
+    found = grep(conn, root, session_id, tail, regex=False, word=True, paths=paths, only=only)
+    return [m for m in found.matches if (m.path, m.line) not in own]

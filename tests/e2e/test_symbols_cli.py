@@ -1,0 +1,70 @@
+"""``genesis symbols``: definitions, references and outlines as ``path:line``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import SAMPLE_FILES, genesis_cmd, write
+
+pytestmark = pytest.mark.shop(files={
+    **SAMPLE_FILES,
+    "src/shop/refund.py": "from shop.orders import cancel_order\n\n\nclass Refunds:\n"
+                          "    def cancel_order(self):\n        return cancel_order(1)\n",
+    "tests/test_orders.py": "def cancel_order():\n    pass\n",
+})
+
+
+def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*genesis_cmd(), "--no-pager", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_definitions_code_first_then_references(shop: Path) -> None:
+    proc = run(shop, "symbols", "cancel_order", "--refs")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n\n")[0].splitlines() == [
+        "src/shop/orders.py:8: function cancel_order",
+        "src/shop/refund.py:5: method Refunds.cancel_order",
+        "tests/test_orders.py:1: function cancel_order"]
+    assert proc.stdout.split("\n\n")[1].splitlines() == [
+        "src/shop/refund.py:1:from shop.orders import cancel_order",
+        "src/shop/refund.py:6:        return cancel_order(1)"]
+    dotted = json.loads(run(shop, "symbols", "Refunds.cancel_order", "--json").stdout)
+    assert [d["location"] for d in dotted["definitions"]] == ["src/shop/refund.py:5"]
+    tables = json.loads(run(shop, "symbols", "orders", "--json").stdout)
+    assert [(d["kind"], d["location"]) for d in tables["definitions"]] == [
+        ("table", "db/schema.sql:1")]
+
+
+def test_outline_from_a_subfolder_sees_an_unsaved_edit(shop: Path) -> None:
+    write(shop, "src/shop/orders.py", SAMPLE_FILES["src/shop/orders.py"]
+          + "\n\ndef archive_order(order_id):\n    return None\n")
+    proc = run(shop / "src", "symbols", "--outline", "shop/orders.py")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "src/shop/orders.py:1: class OrderController",
+        "src/shop/orders.py:4: method OrderController.create_order",
+        "src/shop/orders.py:8: function cancel_order",
+        "src/shop/orders.py:12: function archive_order"]
+
+
+def test_nothing_found_is_1_and_bad_arguments_are_2(shop: Path) -> None:
+    none = run(shop, "symbols", "NoSuchThing")
+    assert (none.returncode, none.stdout) == (1, "")
+    for args, message in (
+            ([], "genesis: error: give NAME or --outline PATH (one of them)"),
+            (["x", "--outline", "README.md"], "genesis: error: give NAME or --outline PATH"),
+            (["--outline", "../elsewhere.py"], "genesis: error: --outline: ../elsewhere.py is "
+                                              "outside the repository"),
+            (["--outline", "README.md", "--refs"], "genesis: error: --refs and --path go with "
+                                                  "NAME, not with --outline")):
+        bad = run(shop, "symbols", *args)
+        assert bad.returncode == 2, (args, bad.stderr)
+        assert bad.stderr.startswith(message) and len(bad.stderr.splitlines()) == 1, bad.stderr
+    missing = run(shop, "symbols", "--outline", "src/nope.py")
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("genesis: error: src/nope.py: not a file of this session")
