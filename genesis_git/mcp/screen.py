@@ -101,6 +101,9 @@ class Screen:
         is_response = "method" not in message and ("result" in message or "error" in message)
         if not has_id and isinstance(method, str):
             return self._notification(message)
+        if is_response:  # the client's answer to the server: never answered
+            ok = usable_id(request_id) and message.get("jsonrpc") == "2.0"
+            return Verdict(message=message) if ok else Verdict()
         if has_id and not usable_id(request_id):
             return Verdict(reply=error(INVALID_REQUEST, "invalid request: id must be a string "
                                        f"or an integer (got {_kind(request_id)})", None))
@@ -109,8 +112,6 @@ class Screen:
             return Verdict(reply=error(INVALID_REQUEST, 'invalid request: "jsonrpc" must be '
                                        f'"2.0" (got {json.dumps(message.get("jsonrpc"))})',
                                        reply_id))
-        if is_response:
-            return Verdict(message=message) if has_id else Verdict()
         if not isinstance(method, str):
             what = "no method" if method is None else f"a method that is {_kind(method)}"
             return Verdict(reply=error(INVALID_REQUEST, f"invalid request: {what}", reply_id))

@@ -44,8 +44,9 @@ class Raw:
 
     def __init__(self, cwd: Path, env: dict[str, str] | None = None,
                  on_request: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-                 stderr: int = subprocess.PIPE, read_stderr: bool = True):
-        self.proc = subprocess.Popen([*genesis_cmd(), "mcp"], cwd=cwd, stdin=subprocess.PIPE,
+                 stderr: int = subprocess.PIPE, read_stderr: bool = True,
+                 argv: list[str] | None = None):
+        self.proc = subprocess.Popen(argv or [*genesis_cmd(), "mcp"], cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=stderr,
                                      env=env or server_env(), start_new_session=True)
         self.messages: queue.Queue[Any] = queue.Queue()
@@ -429,3 +430,77 @@ def test_the_sdk_client_gets_progress_while_another_repository_answers(
     other = anyio.run(drive)
     assert other.structured_content["results"][0]["path"] == "src/shop/orders.py"
     assert seen and seen[0][2] is not None and seen[0][2].startswith("indexing")
+
+
+# -- 13. --print-config: the file on stdout, where it goes on stderr -------------------------
+
+CLIENTS = ["claude", "claude-desktop", "codex", "cursor", "vscode", "generic"]
+
+
+def printed(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([*genesis_cmd(), "mcp", "--print-config", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=60, env=server_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr and all(line.startswith("# ") for line in proc.stderr.splitlines())
+    return proc
+
+
+def server_of(client: str, text: str) -> tuple[str, list[str]]:
+    """The command and arguments a client reads from its configuration file."""
+    if client == "codex":
+        tomllib = pytest.importorskip("tomllib")
+        entry = tomllib.loads(text)["mcp_servers"]["genesis"]
+    else:
+        body = json.loads(text)
+        entry = body["servers" if client == "vscode" else "mcpServers"]["genesis"]
+    assert set(entry) <= {"command", "args", "type"}
+    return entry["command"], entry["args"]
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_each_printed_configuration_is_a_valid_file_that_starts_the_server(
+        shop: Path, tmp_path: Path, client: str) -> None:
+    from genesis_git.mcp.clientconfig import genesis_executable
+
+    exe = genesis_executable()
+    scopes = ["user"] if client == "claude-desktop" else ["project", "user"]
+    for scope in scopes:
+        proc = printed(shop, client, "--scope", scope)
+        target = tmp_path / f"{client}-{scope}.conf"
+        target.write_text(proc.stdout)  # what `> file` gives
+        command, args = server_of(client, target.read_text())
+        assert command == ("genesis" if scope == "project" else exe)
+        assert exe not in proc.stdout or scope == "user"  # a shared file names no one's venv
+        argv = [command if scope == "user" else str(Path(exe)),
+                *[str(shop) if a == "${workspaceFolder}" else a for a in args]]
+        cwd = tmp_path if client == "claude-desktop" else shop  # Desktop starts outside
+        raw = Raw(cwd, argv=argv)
+        try:
+            raw.initialize()
+            found = raw.call("search", {"query": "order cancel", "k": 1})
+            assert found["result"]["structuredContent"]["results"][0]["path"] == \
+                "src/shop/orders.py"
+        finally:
+            assert raw.close() == 0
+    if client == "claude-desktop":
+        assert server_of(client, printed(shop, client).stdout)[1] == ["-C", str(shop), "mcp"]
+        outside = printed(tmp_path, client)
+        assert server_of(client, outside.stdout)[1] == ["mcp"]
+        assert "repo" in outside.stderr
+
+
+def test_print_config_says_where_each_file_goes_and_refuses_what_cannot_be(shop: Path) -> None:
+    claude = printed(shop, "claude")
+    assert ".mcp.json" in claude.stderr and "claude mcp add --scope user genesis" in claude.stderr
+    codex = printed(shop, "codex", "--scope", "user")
+    assert "~/.codex/config.toml" in codex.stderr and "codex mcp add genesis --" in codex.stderr
+    assert codex.stdout.startswith("[mcp_servers.genesis]\n")
+    assert ".codex/config.toml" in printed(shop, "codex").stderr
+    assert ".cursor/mcp.json" in printed(shop, "cursor").stderr
+    assert "~/.cursor/mcp.json" in printed(shop, "cursor", "--scope", "user").stderr
+    for args in (["--print-config", "claude-desktop", "--scope", "project"],
+                 ["--scope", "user"], ["--print-config", "emacs"]):
+        bad = subprocess.run([*genesis_cmd(), "mcp", *args], cwd=shop, capture_output=True,
+                             text=True, timeout=60, env=server_env(), stdin=subprocess.DEVNULL)
+        assert bad.returncode == 2, args
+        assert bad.stdout == ""
