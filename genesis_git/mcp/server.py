@@ -12,12 +12,13 @@ the refresh the CLI does (answered from the session's state key when git
 reports nothing new), so an edit saved a second ago is found.  At most
 ``mcp.max_repos`` repositories are kept; the least recently used is closed.
 
-Calls run one at a time.  A bad argument, a path outside a repository or an
-unknown story is a tool error of one line; the server carries on.  Nothing
-but protocol messages goes to stdout (the SDK points file descriptor 1 at
-stderr while it serves, so a child process cannot write into the protocol
-either); warnings and the tracebacks of bugs go to the store's ``genesis.log``, as the
-command line's do (:func:`genesis_git.kernel.errors.handle`).
+Calls on one repository run one at a time, calls on different repositories side by
+side (:meth:`Workspaces.using`).  A bad argument, a path outside a repository or an
+unknown story is a tool error of one line; the server carries on.  The stdio transport
+is genesis's own (:mod:`genesis_git.mcp.transport`): every request gets an answer,
+nothing but protocol messages goes to stdout and nothing to stderr; warnings and the
+tracebacks of bugs go to the store's ``genesis.log``, as the command line's do
+(:func:`genesis_git.kernel.errors.handle`).
 """
 
 from __future__ import annotations
