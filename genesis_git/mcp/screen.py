@@ -9,7 +9,7 @@ Here every request gets an answer (JSON-RPC 2.0, section 5.1):
   ``"2.0"``, an id that is an object, an array, a float or a boolean, a method that is not
   a string;
 * ``params`` that is not an object: ``-32602`` (invalid params), with the id;
-* ``tools/call`` without a tool's name: ``-32602``;
+* ``tools/call`` without a tool's name, or with arguments that are not an object: ``-32602``;
 * a request other than ``initialize`` or ``ping`` before ``initialize``: ``-32600``, saying
   to send ``initialize`` first (a request in the per-request envelope of the newer protocol
   versions opens its own connection and goes through);
@@ -122,6 +122,11 @@ class Screen:
         if method == "tools/call" and not isinstance((params or {}).get("name"), str):
             return Verdict(reply=error(INVALID_PARAMS, "invalid params: tools/call needs "
                                        "params.name (the tool) and params.arguments", reply_id))
+        arguments = (params or {}).get("arguments")
+        if method == "tools/call" and not isinstance(arguments, (dict, type(None))):
+            return Verdict(reply=error(INVALID_PARAMS, "invalid params: params.arguments of "
+                                       f"tools/call must be an object (got {_kind(arguments)})",
+                                       reply_id))
         if method == "initialize":
             self.initialized = True
         elif method not in BEFORE_INITIALIZE and not self.initialized and not _enveloped(params):

@@ -35,6 +35,8 @@ def started() -> Screen:
     (b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":null}', -32602, 4),
     (b'{"jsonrpc":"2.0","id":5,"method":"tools/call"}', -32602, 5),
     (b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":3}}', -32602, 5),
+    (b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search",'
+     b'"arguments":"q"}}', -32602, 6),
     (b"[]", -32600, None),
 ])
 def test_a_broken_request_gets_one_error_with_its_id_when_it_has_one(
