@@ -145,7 +145,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
     """The MCP server with genesis's tools (not started)."""
     tools = GenesisTools(workspaces or Workspaces())
     server: MCPServer[Any] = GenesisServer("genesis", title="genesis", version=__version__,
-                                       instructions=INSTRUCTIONS, log_level="WARNING")
+                                           instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
