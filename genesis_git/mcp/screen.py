@@ -54,6 +54,15 @@ def _kind(value: object) -> str:
             int: "a number", float: "a number", type(None): "null"}.get(type(value), "a value")
 
 
+def shown(name: str) -> str:
+    """A client's method name as a message shows it: as is when it is short and printable,
+    else quoted with its escape codes spelled out."""
+    if name.isprintable() and len(name) <= 80:
+        return name
+    text = repr(name)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def usable_id(value: object) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
@@ -117,7 +126,7 @@ class Screen:
             return Verdict(reply=error(INVALID_REQUEST, f"invalid request: {what}", reply_id))
         params = message.get("params")
         if "params" in message and not isinstance(params, dict):
-            return Verdict(reply=error(INVALID_PARAMS, f"invalid params: params of {method} "
+            return Verdict(reply=error(INVALID_PARAMS, f"invalid params: params of {shown(method)} "
                                        f"must be an object (got {_kind(params)})", reply_id))
         if method == "tools/call" and not isinstance((params or {}).get("name"), str):
             return Verdict(reply=error(INVALID_PARAMS, "invalid params: tools/call needs "
@@ -130,7 +139,7 @@ class Screen:
         if method == "initialize":
             self.initialized = True
         elif method not in BEFORE_INITIALIZE and not self.initialized and not _enveloped(params):
-            return Verdict(reply=error(INVALID_REQUEST, f"{method} before initialize: send "
+            return Verdict(reply=error(INVALID_REQUEST, f"{shown(method)} before initialize: send "
                                        "initialize (then notifications/initialized) first",
                                        reply_id))
         return Verdict(message=message)

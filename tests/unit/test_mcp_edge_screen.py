@@ -98,3 +98,12 @@ def test_a_response_of_the_client_goes_through() -> None:
     verdict = started().check(b'{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}')
     assert verdict.message == {"jsonrpc": "2.0", "id": 0, "result": {"roots": []}}
     assert verdict.reply is None
+
+
+def test_a_method_name_with_escape_codes_is_shown_spelled_out() -> None:
+    verdict = Screen().check('{"jsonrpc":"2.0","id":1,"method":"\\u001b[2Jwipe"}')
+    assert isinstance(verdict.reply, dict)
+    message = verdict.reply["error"]["message"]
+    assert "\x1b" not in message and "'\\x1b[2Jwipe' before initialize" in message
+    long = Screen().check('{"jsonrpc":"2.0","id":1,"method":"' + "m" * 500 + '","params":7}')
+    assert isinstance(long.reply, dict) and len(long.reply["error"]["message"]) < 200
