@@ -213,6 +213,54 @@ def test_every_broken_request_gets_an_answer_and_notifications_none(
                                                     else [message]))
 
 
+def test_the_sdk_transport_gets_an_error_for_requests_it_can_frame_but_mcp_refuses(
+        shop: Path) -> None:
+    from mcp.client.stdio import stdio_client
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCError, JSONRPCRequest
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "genesis_git", "mcp"],
+                                   cwd=shop, env=server_env())
+    sent = [  # valid JSON-RPC, so the SDK's own transport sends them as they are
+        {"name": "search", "arguments": {"query": "order"}},  # before initialize
+        {"name": 5},  # after it: a tool name that is not a string
+        {"name": "search", "arguments": "order"},  # arguments that are not an object
+        {"name": "serch", "arguments": {}},  # an unknown tool
+    ]
+
+    async def drive() -> list[Any]:
+        got: list[Any] = []
+        async with stdio_client(params) as (read, write):
+            async def answer() -> Any:
+                with anyio.fail_after(ANSWER):
+                    while True:
+                        item = await read.receive()
+                        if isinstance(item, SessionMessage) and \
+                                not hasattr(item.message, "method"):
+                            return item.message
+
+            for n, call in enumerate(sent):
+                if n == 1:
+                    await write.send(SessionMessage(JSONRPCRequest(
+                        jsonrpc="2.0", id=99, method="initialize", params={
+                            "protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "sdk-transport", "version": "1"}})))
+                    assert (await answer()).id == 99
+                await write.send(SessionMessage(JSONRPCRequest(
+                    jsonrpc="2.0", id=n, method="tools/call", params=call)))
+                got.append(await answer())
+        return got
+
+    answers = anyio.run(drive)
+    assert all(isinstance(a, JSONRPCError) for a in answers), answers
+    assert [(a.id, a.error.code) for a in answers] == [
+        (0, -32600), (1, -32602), (2, -32602), (3, -32602)]
+    assert "initialize" in answers[0].error.message
+    assert "params.name" in answers[1].error.message
+    assert "arguments" in answers[2].error.message
+    assert "unknown tool 'serch'" in answers[3].error.message
+
+
 # -- 3 and 4: one line naming the argument, the tool, what to do ----------------------------
 
 def test_bad_arguments_unknown_tools_and_repos_are_one_line(shop: Path, tmp_path: Path) -> None:
