@@ -261,6 +261,22 @@ def test_the_sdk_transport_gets_an_error_for_requests_it_can_frame_but_mcp_refus
     assert "unknown tool 'serch'" in answers[3].error.message
 
 
+def test_an_ascii_locale_changes_nothing_on_the_wire(shop: Path) -> None:
+    raw = Raw(shop, env=server_env(LANG="C", LC_ALL="C", PYTHONIOENCODING="ascii"))
+    try:
+        raw.initialize()
+        found = raw.call("search", {"query": "订单 discount_code", "k": 1})
+        assert found["result"]["structuredContent"]["results"][0]["path"] == \
+            "docs/req/orders.md"
+        raw.send_bytes('{"jsonrpc":"2.0","id":"订单","method":"tools/call","params":"字段"}\n'
+                       .encode())
+        refused = raw.next()
+        assert refused["id"] == "订单" and refused["error"]["code"] == -32602
+    finally:
+        assert raw.close() == 0
+    assert any("订单".encode() in line for line in raw.raw)  # UTF-8, whatever the locale
+
+
 # -- 3 and 4: one line naming the argument, the tool, what to do ----------------------------
 
 def test_bad_arguments_unknown_tools_and_repos_are_one_line(shop: Path, tmp_path: Path) -> None:
