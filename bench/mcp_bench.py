@@ -13,12 +13,16 @@ client so that the figures are the server's, not a client library's:
   p50 and p95;
 * a 100 KB query (a pasted log) through both tools;
 * the server's resident memory after 100 calls (and its peak);
+* calls on one repository while another repository's first index runs in the same
+  server (a fresh repository of generated files, its call carrying a progress token):
+  their p50 and worst, the first index's length and its progress notifications;
 * the CLI: ``genesis search --json`` and ``genesis impact --json``, medians.
 
     python bench/mcp_bench.py [--data /tmp/genesis-bench] [--rounds 3]
 
 Targets (2 cores): search p50 <= 20 ms and p95 <= 50 ms; impact p50 <= 300 ms;
-the first call of a fresh server <= 1 s.
+the first call of a fresh server <= 1 s; a search on one repository while another's
+first index runs <= 1 s (it no longer waits for that index).
 """
 
 from __future__ import annotations
@@ -57,12 +61,14 @@ class Server:
     """``genesis mcp`` as a subprocess, spoken to in newline-delimited JSON-RPC."""
 
     def __init__(self, cwd: Path):
-        self.errors = tempfile.TemporaryFile()  # the server's log, shown if it ends early
+        self.errors = tempfile.TemporaryFile()  # its one line, shown if it ends early
         self.started = time.perf_counter()
         self.proc = subprocess.Popen([GENESIS, "mcp"], cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.errors)
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.next_id = 0
+        self.early: dict[Any, dict[str, Any]] = {}  # answers to requests not waited for yet
+        self.notes: list[dict[str, Any]] = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -76,17 +82,26 @@ class Server:
         self.proc.stdin.write((json.dumps(message) + "\n").encode())
         self.proc.stdin.flush()
 
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def start(self, method: str, params: dict[str, Any] | None = None) -> int:
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}})
-        while True:
+        return self.next_id
+
+    def wait(self, request_id: int) -> dict[str, Any]:
+        while request_id not in self.early:
             line = self.lines.get(timeout=600)
             if not line:
                 self.errors.seek(0)
                 raise SystemExit(f"genesis mcp ended: {self.errors.read().decode().strip()}")
             message = json.loads(line)
-            if message.get("id") == self.next_id:
-                return message
+            if "id" in message:
+                self.early[message["id"]] = message
+            else:
+                self.notes.append(message)
+        return self.early.pop(request_id)
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.wait(self.start(method, params))
 
     def call(self, name: str, arguments: dict[str, Any]) -> float:
         t0 = time.perf_counter()
@@ -125,6 +140,40 @@ def cli_median(cwd: Path, args: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
+def generated_repository(path: Path, files: int) -> Path:
+    """A fresh repository of ``files`` generated modules: nothing of it is in any cache."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=path, check=True)
+    stamp = time.time_ns()
+    for n in range(files):
+        body = "\n".join(f"def handler_{n}_{i}(request_{stamp}):\n"
+                         f"    return 'reply {n} {i} {stamp}'\n" for i in range(20))
+        (path / f"module_{n:05}.py").write_text(body)
+    return path
+
+
+def beside_a_first_index(server: Server, warm: Path, data: Path, files: int) -> dict[str, Any]:
+    """Searches on ``warm`` while a fresh repository's first index runs in ``server``."""
+    fresh = generated_repository(data / "first-index", files)
+    t0 = time.perf_counter()
+    slow = server.start("tools/call", {"name": "search", "_meta": {"progressToken": "first"},
+                                       "arguments": {"query": "handler reply",
+                                                     "repo": str(fresh)}})
+    times: list[float] = []
+    while slow not in server.early:
+        times.append(server.call("search", {"query": QUERIES[len(times) % len(QUERIES)],
+                                            "repo": str(warm)}))
+    server.wait(slow)
+    progress = [n for n in server.notes if n.get("method") == "notifications/progress"]
+    return {"beside_index_s": time.perf_counter() - t0, "beside_calls": len(times),
+            "beside_p50_ms": pct(times, 0.5) * 1000 if times else 0.0,
+            "beside_max_ms": max(times) * 1000 if times else 0.0,
+            "beside_progress": len(progress)}
+
+
 def pasted_log() -> str:
     import sysconfig
 
@@ -139,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("/tmp/genesis-bench"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cli-runs", type=int, default=9)
+    parser.add_argument("--fresh-files", type=int, default=1500,
+                        help="files of the repository whose first index runs beside the calls")
     args = parser.parse_args(argv)
     compile_genesis()
     repo = build_stdlib_corpus(args.data / "stdlib-1", 1)
@@ -185,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     log = pasted_log()
     out["huge_search_s"] = server.call("search", {"query": log})
     out["huge_impact_s"] = server.call("impact", {"requirement": log})
+    out.update(beside_a_first_index(server, repo, args.data, args.fresh_files))
     server.close()
     out["search_p50_ms"] = pct(search_t, 0.5) * 1000
     out["search_p95_ms"] = pct(search_t, 0.95) * 1000
@@ -212,6 +264,11 @@ def main(argv: list[str] | None = None) -> int:
           f"({out['peak_mb']:.0f} MB) | | |")
     print(f"| the first impact on a store never prepared | "
           f"{out['first_impact_of_store_s']:.2f} s | | |")
+    print(f"| search p50 / worst while another repository's first index runs "
+          f"({args.fresh_files} files, {out['beside_index_s']:.1f} s, "
+          f"{out['beside_progress']} progress notifications) | "
+          f"{out['beside_p50_ms']:.0f} / {out['beside_max_ms']:.0f} ms "
+          f"({out['beside_calls']} calls) | | ≤ 1 s |")
     return 0
 
 

@@ -1,10 +1,18 @@
 """The repositories a long-lived process (``genesis mcp``) keeps open, least recently used
 first, each as a :class:`~genesis_git.app.facade.Genesis` with its store, search base and impact
-corpus warm; at most ``mcp.max_repos`` of them."""
+corpus warm; at most ``mcp.max_repos`` of them.
+
+Each repository has a lock of its own (:meth:`Workspaces.using`): the first index of a large
+repository holds that repository's calls, not the calls on the others.  A repository in use
+is never closed to make room; the limit is kept once it is free again.
+"""
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +22,11 @@ if TYPE_CHECKING:
     from genesis_git.app.facade import Genesis
 
 DEFAULT_MAX_REPOS = 4
+#: how to say where a call should run, in every message about a missing repository
+PASS_REPO = ("pass repo=<absolute path of the repository>, or start the server inside it "
+             "(genesis -C <repository> mcp)")
+
+Roots = Callable[[], "list[Path] | None"]
 
 
 class Workspaces:
@@ -24,20 +37,57 @@ class Workspaces:
         self.default = default
         self._open: OrderedDict[Path, tuple[Genesis, tuple[Any, ...]]] = OrderedDict()
         self._roots: dict[str, Path] = {}
+        self._guard = threading.Lock()  # the maps above
+        self._locks: dict[Path, threading.Lock] = {}  # one per repository
 
-    def _root(self, repo: str | None) -> Path:
+    def _root(self, repo: str | None, roots: Roots | None = None) -> Path:
+        if repo is not None:
+            if not Path(repo).is_absolute():
+                raise UsageError(f"repo must be an absolute path (got {repo!r})")
+            where = Path(repo)
+            if not where.exists():
+                raise UsageError(f"repo {repo}: no such folder")
+            if not where.is_dir():
+                raise UsageError(f"repo {repo}: a file, not a folder (give the repository's "
+                                 "folder, or a folder inside it)")
+            try:
+                return self._find(where)
+            except UsageError:
+                raise
+            except GenesisError as exc:
+                said = exc.message.split(": ", 1)[-1]
+                raise UsageError(f"repo {repo}: {said} (give the repository's folder, or a "
+                                 "folder inside it)") from None
+        here = self.default or Path.cwd()
+        try:
+            return self._find(here)
+        except GenesisError:
+            pass
+        offered = roots() if roots is not None else None
+        if not offered:
+            raise UsageError(f"the server's working directory ({here}) is not in a git "
+                             f"repository, and the client offers no workspace roots: {PASS_REPO}")
+        for folder in offered:
+            try:
+                return self._find(folder)
+            except GenesisError:
+                continue
+        listed = ", ".join(str(f) for f in offered)
+        raise UsageError(f"none of the client's workspace roots ({listed}) is in a git "
+                         f"repository: {PASS_REPO}")
+
+    def _find(self, where: Path) -> Path:
         from genesis_git.git.repo import find_repo
 
-        if repo is not None and not Path(repo).is_absolute():
-            raise UsageError(f"repo must be an absolute path (got {repo!r})")
-        where = Path(repo) if repo is not None else (self.default or Path.cwd())
         key = str(where)
-        root = self._roots.get(key)
+        with self._guard:
+            root = self._roots.get(key)
         if root is None or not (root / ".git").exists():
             root = find_repo(where).root
-            if len(self._roots) > 256:
-                self._roots.clear()
-            self._roots[key] = root
+            with self._guard:
+                if len(self._roots) > 256:
+                    self._roots.clear()
+                self._roots[key] = root
         return root
 
     @staticmethod
@@ -54,32 +104,76 @@ class Workspaces:
                 stamp.append(None)
         return tuple(stamp)
 
+    def lock(self, root: Path) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(root, threading.Lock())
+
+    @contextmanager
+    def using(self, repo: str | None, roots: Roots | None = None) -> Iterator[Genesis]:
+        """The repository of ``repo`` (else the server's, else the first of the client's
+        ``roots`` in a repository), held for the block: calls on it wait, others go on."""
+        root = self._root(repo, roots)
+        with self.lock(root):
+            yield self._opened(root)
+        self._trim()
+
     def get(self, repo: str | None) -> Genesis:
+        """The repository of ``repo``, opened (one caller at a time: see :meth:`using`)."""
+        root = self._root(repo)
+        with self.lock(root):
+            g = self._opened(root)
+        self._trim()
+        return g
+
+    def _opened(self, root: Path) -> Genesis:
+        """``root`` opened (or reopened when its configuration changed); its lock is held."""
         from genesis_git.app.facade import Genesis
 
-        root = self._root(repo)
         stamp = self._config_stamp(root)
-        held = self._open.get(root)
+        with self._guard:
+            held = self._open.get(root)
         if held is not None and held[1] != stamp:
+            with self._guard:
+                del self._open[root]
             held[0].close()
-            del self._open[root]
             held = None
         if held is None:
             g = Genesis(root, use_rag=None, keep_corpus=True)  # the engine decides, as the CLI
             g.workspace.caught_up()  # open now: a broken store or config is this call's error
-            self._open[root] = (g, stamp)
-            while len(self._open) > self.limit:
-                _, (old, _) = self._open.popitem(last=False)
-                old.close()
-        self._open.move_to_end(root)
-        return self._open[root][0]
+            held = (g, stamp)
+        with self._guard:
+            self._open[root] = held
+            self._open.move_to_end(root)
+        return held[0]
+
+    def _trim(self) -> None:
+        """Close the least recently used repositories past the limit, if nobody uses them."""
+        with self._guard:
+            order = list(self._open)
+        for root in order:
+            with self._guard:
+                if len(self._open) <= self.limit:
+                    return
+            lock = self.lock(root)
+            if not lock.acquire(blocking=False):
+                continue  # in use: kept until it is free
+            try:
+                with self._guard:
+                    held = self._open.pop(root, None)
+                if held is not None:
+                    held[0].close()
+            finally:
+                lock.release()
 
     def roots(self) -> list[Path]:
-        return list(self._open)
+        with self._guard:
+            return list(self._open)
 
     def close(self) -> None:
-        while self._open:
-            _, (g, _) = self._open.popitem()
+        with self._guard:
+            held = list(self._open.values())
+            self._open.clear()
+        for g, _ in held:
             g.close()
 
 

@@ -2,78 +2,51 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import sys
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from genesis_git.kernel.extras import generic_hint
+from genesis_git.mcp.clientconfig import Client, Scope, default_scope, genesis_executable, snippet
 
 INSTALL_HINT = generic_hint("mcp")
 HELP = """Serve genesis's tools (search, impact, story_context, story_list, session_status,
 session_start, session_note, design_search, design_brief) to a coding agent over the
 Model Context Protocol on stdin/stdout. Register it once in your agent, e.g.
-`claude mcp add genesis -- genesis mcp`; `--print-config` prints the lines for
-Claude Code, Cursor or VS Code. Needs the optional extra mcp: """ + INSTALL_HINT
-
-
-class Client(str, Enum):
-    claude = "claude"
-    cursor = "cursor"
-    vscode = "vscode"
-
-
-def genesis_executable() -> str:
-    """The absolute path of the installed ``genesis`` command (GUI clients often lack the
-    virtual environment on PATH)."""
-    beside = Path(sys.executable).parent / ("genesis.exe" if os.name == "nt" else "genesis")
-    if beside.is_file():
-        return str(beside)
-    found = shutil.which("genesis")
-    if found:
-        return str(Path(found).resolve())
-    return str(Path(sys.argv[0]).resolve())
-
-
-def client_config(client: Client, command: str) -> str:
-    """The snippet that registers ``command mcp`` in ``client``."""
-    if client is Client.claude:
-        return (f"claude mcp add genesis -- {_shell_word(command)} mcp\n"
-                "# or, for everyone working on the project, in .mcp.json:\n"
-                + json.dumps({"mcpServers": {"genesis": {"command": command, "args": ["mcp"]}}},
-                             indent=2))
-    if client is Client.cursor:
-        body: dict[str, Any] = {"mcpServers": {"genesis": {"command": command, "args": ["mcp"]}}}
-        return "# .cursor/mcp.json\n" + json.dumps(body, indent=2)
-    body = {"servers": {"genesis": {"type": "stdio", "command": command,
-                                    "args": ["-C", "${workspaceFolder}", "mcp"]}}}
-    return "# .vscode/mcp.json\n" + json.dumps(body, indent=2)
-
-
-def _shell_word(text: str) -> str:
-    import shlex
-
-    return shlex.quote(text)
+`claude mcp add genesis -- genesis mcp`; `--print-config` prints the configuration
+for Claude Code, Claude Desktop, Codex, Cursor, VS Code or a generic mcp.json.
+Needs the optional extra mcp: """ + INSTALL_HINT
 
 
 def mcp(
     print_config: Annotated[Client | None, typer.Option(
-        "--print-config", metavar="claude|cursor|vscode",
-        help="Print the lines that register this server in Claude Code, Cursor or VS Code "
-             "(with the absolute path of this genesis) and exit.")] = None,
+        "--print-config", metavar="|".join(c.value for c in Client),
+        help="Print the configuration that registers this server in a client (Claude Code, "
+             "Claude Desktop, Codex, Cursor, VS Code, or a generic mcp.json) on stdout, where "
+             "it goes on stderr, and exit: `> .mcp.json` gives a valid file.")] = None,
+    scope: Annotated[Scope | None, typer.Option(
+        "--scope", metavar="project|user",
+        help="With --print-config: project (a file to share: genesis from each one's PATH; "
+             "the default) or user (yours: the absolute path of this genesis; the default "
+             "for Claude Desktop).")] = None,
 ) -> None:
     """Serve genesis's tools to a coding agent over the Model Context Protocol (stdio)."""
-    from genesis_git.kernel.errors import EnvironmentProblem
+    from genesis_git.kernel.errors import EnvironmentProblem, UsageError
     from genesis_git.kernel.extras import install_hint
 
     if print_config is not None:
-        typer.echo(client_config(print_config, genesis_executable()))
+        try:
+            made = snippet(print_config, scope or default_scope(print_config),
+                           genesis_executable(), _repository())
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        for note in made.notes:
+            typer.echo(f"# {note}", err=True)
+        typer.echo(made.text)
         return
+    if scope is not None:
+        raise UsageError("--scope goes with --print-config")
     try:
         import mcp as _sdk  # noqa: F401
     except ImportError:
@@ -82,6 +55,18 @@ def mcp(
     from genesis_git.mcp.server import serve
 
     serve()
+
+
+def _repository() -> Path | None:
+    """The root of the repository this runs in, if any."""
+    from genesis_git.kernel.errors import GenesisError
+
+    try:
+        from genesis_git.git.repo import find_repo
+
+        return find_repo(Path.cwd()).root
+    except GenesisError:
+        return None
 
 
 def register(app: typer.Typer) -> None:

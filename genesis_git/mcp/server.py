@@ -15,12 +15,13 @@ the refresh the CLI does (answered from the session's state key when git
 reports nothing new), so an edit saved a second ago is found.  At most
 ``mcp.max_repos`` repositories are kept; the least recently used is closed.
 
-Calls run one at a time.  A bad argument, a path outside a repository or an
-unknown story is a tool error of one line; the server carries on.  Nothing
-but protocol messages goes to stdout (the SDK points file descriptor 1 at
-stderr while it serves, so a child process cannot write into the protocol
-either); warnings and the tracebacks of bugs go to the store's ``genesis.log``, as the
-command line's do (:func:`genesis_git.kernel.errors.handle`).
+Calls on one repository run one at a time, calls on different repositories side by
+side (:meth:`Workspaces.using`).  A bad argument, a path outside a repository or an
+unknown story is a tool error of one line; the server carries on.  The stdio transport
+is genesis's own (:mod:`genesis_git.mcp.transport`): every request gets an answer,
+nothing but protocol messages goes to stdout and nothing to stderr; warnings and the
+tracebacks of bugs go to the store's ``genesis.log``, as the command line's do
+(:func:`genesis_git.kernel.errors.handle`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from mcp_types import CallToolResult, TextContent
 
 from genesis_git import __version__
 from genesis_git.app.workspaces import Workspaces, max_repos
+from genesis_git.mcp.calls import GenesisServer
 from genesis_git.render.lines import one_line
 
 if TYPE_CHECKING:
@@ -78,23 +80,32 @@ next_cursor: call again with the same arguments and cursor=<next_cursor> for the
 """
 
 class GenesisTools:
-    """The tools, over :class:`Workspaces`; every call runs under one lock."""
+    """The tools, over :class:`Workspaces`: calls on one repository run one at a time, calls
+    on different repositories side by side (:meth:`Workspaces.using`).  While a call runs,
+    the long work it does (the first index of a repository) is reported to the client when
+    the request carries a progress token, and a call without ``repo`` made outside a
+    repository asks the client for its workspace roots."""
 
     def __init__(self, workspaces: Workspaces):
         self.workspaces = workspaces
-        self._lock = threading.Lock()
+        self._count = threading.Lock()
         self.calls = 0
 
     def run(self, repo: str | None, work: Callable[[Genesis], tuple[dict[str, Any], str]]
             ) -> CallToolResult:
-        with self._lock:
+        from genesis_git.mcp.calls import current
+        from genesis_git.mcp.progress import reporting
+
+        with self._count:
             self.calls += 1
-            g: Genesis | None = None
-            try:
-                g = self.workspaces.get(repo)
+        call = current()
+        g: Genesis | None = None
+        try:
+            with self.workspaces.using(repo, call.roots if call else None) as g, \
+                    reporting(call):
                 data, text = work(g)
-            except Exception as exc:  # a bug must not take the server down
-                return _error(_failure(exc, g, work))
+        except Exception as exc:  # a bug must not take the server down
+            return _error(_failure(exc, g, work))
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=data)
 
@@ -129,8 +140,8 @@ def _error(message: str) -> CallToolResult:
 def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], GenesisTools]:
     """The MCP server with genesis's tools (not started)."""
     tools = GenesisTools(workspaces or Workspaces())
-    server: MCPServer[Any] = MCPServer("genesis", title="genesis", version=__version__,
-                                       instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer[Any] = GenesisServer("genesis", title="genesis", version=__version__,
+                                           instructions=INSTRUCTIONS, log_level="WARNING")
     from genesis_git.mcp import tools_design, tools_search, tools_story
     from genesis_git.mcp.schemas import declare_output_schemas
 
@@ -142,15 +153,19 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
 
 
 def serve() -> None:
-    """Serve on stdin/stdout until stdin closes; warnings and tracebacks go to the log of the
-    repository the server starts in (else the user cache's), never to stderr."""
+    """Serve on stdin/stdout until stdin closes; warnings, tracebacks and whatever would go
+    to stderr go to the log of the repository the server starts in (else the user cache's),
+    never to stderr (:mod:`genesis_git.mcp.transport`)."""
     from genesis_git.kernel.log import log_to_file
 
-    log_to_file(_log_file(), __version__)
+    log = _log_file()
+    log_to_file(log, __version__)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     here = Path.cwd()
     workspaces = Workspaces(max_repos(here), default=here)
     server, _ = build_server(workspaces)
+    if isinstance(server, GenesisServer):
+        server.log_file = os.fspath(log)
     try:
         server.run("stdio")
     finally:
