@@ -14,10 +14,12 @@ from urllib.parse import quote
 import pytest
 
 from clones import env_of
-from webserve import XSS, Server, get, start, story_clones
+from webserve import Server, get, start, story_clones
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
+# the clones and their story take about twenty seconds to build, once for the module
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +198,132 @@ def test_outside_a_repository_and_on_a_busy_port(tmp_path: Path, team: tuple[Pat
         server.stop()
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith(f"genesis: error: cannot listen on 127.0.0.1:{port}: ")
+
+
+# -- in a real headless Chromium ------------------------------------------------------------
+
+def _chromium() -> str:
+    """Debian's Chromium (no browser is downloaded at test time), or a clear skip."""
+    import shutil
+
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.skip("browser tests skipped: Playwright for Python is not installed "
+                    "(pip install -e '.[dev]')")
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("browser tests skipped: no Chromium on PATH (Debian: apt-get install "
+                "chromium; .ci/run installs it when it can)")
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    executable = _chromium()
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=executable, args=["--no-sandbox"],
+                                      timeout=60_000)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def test_the_story_page_in_chromium_shows_its_parts(browser: object, bo_server: Server,
+                                                    tmp_path: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(bo_server.url + "stories", timeout=30_000)
+    page.get_by_role("link", name="STORY-7").click()
+    page.wait_for_selector("#look-at", timeout=30_000)
+    assert page.locator("#story-title").inner_text() == "STORY-7: discount code on orders"
+    assert page.locator("#requirement h1").inner_text() == "Discount codes at checkout"
+    assert page.locator("#timeline li.event").count() >= 7
+    assert page.locator("#files .group").count() == 2
+    assert page.locator("#look-at ul.looks > li").count() >= 1
+    # the XSS attempt in a note is text: nothing ran, the markup is shown as written
+    assert page.evaluate("window.__pwned") is None and dialogs == []
+    assert page.locator("#timeline").get_by_text(
+        "<script>window.__pwned = 1</script>", exact=False).count() == 1
+    # the screenshot holds every part: the requirement beside the timeline, the files and
+    # the tester's list below, each drawn (not blank)
+    shot = tmp_path / "story-page.png"
+    page.screenshot(path=str(shot), full_page=True)
+    width, height = _png_size(shot.read_bytes())
+    assert width == 1280 and height > 900
+    boxes = {part: page.locator(part).bounding_box()
+             for part in ("#requirement", "#timeline", "#files", "#look-at")}
+    assert all(box and box["width"] > 300 and box["height"] > 80 for box in boxes.values())
+    req, tl = boxes["#requirement"], boxes["#timeline"]
+    assert req["x"] < tl["x"] and abs(req["y"] - tl["y"]) < 2  # type: ignore[index]
+    assert boxes["#files"]["y"] >= max(req["y"] + req["height"], tl["y"] + tl["height"])  # type: ignore[index]
+    for part in boxes:
+        png = page.locator(part).screenshot()
+        assert len(png) > 4000, f"{part} looks blank"
+
+
+def test_light_and_dark_themes_and_the_switch(browser: object, bo_server: Server) -> None:
+    colours = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(color_scheme=scheme)  # type: ignore[attr-defined]
+        page = context.new_page()
+        page.goto(bo_server.url + "stories/STORY-7", timeout=30_000)
+        colours[scheme] = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        if scheme == "dark":
+            page.locator("#theme").click()  # the reader picks light; it stays on reload
+            assert page.evaluate("getComputedStyle(document.body).backgroundColor") == \
+                colours["light"]
+            page.reload()
+            assert page.evaluate("getComputedStyle(document.body).backgroundColor") == \
+                colours["light"]
+        context.close()
+    assert colours == {"light": "rgb(247, 247, 245)", "dark": "rgb(21, 24, 28)"}
+
+
+def test_the_pages_read_without_javascript(browser: object, bo_server: Server) -> None:
+    context = browser.new_context(java_script_enabled=False)  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.goto(bo_server.url + "stories", timeout=30_000)
+    assert page.locator("#theme").is_hidden()  # the switch needs a script; reading does not
+    page.get_by_placeholder("id, title, owner").fill("bo")
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**/stories?q=bo**", timeout=30_000)
+    assert page.locator("#stories tbody tr").count() == 1
+    page.get_by_role("link", name="STORY-8").click()
+    page.wait_for_selector("#timeline", timeout=30_000)
+    assert "Test a code twice on one order" in page.locator("#timeline").inner_text()
+    context.close()
+
+
+def test_a_search_result_opens_its_file_at_its_line(browser: object, bo_server: Server
+                                                    ) -> None:
+    page = browser.new_page(viewport={"width": 640, "height": 700})  # type: ignore[attr-defined]
+    page.goto(bo_server.url + "search", timeout=30_000)
+    page.get_by_placeholder("order total").fill("discount_code orders")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_selector("#hits", timeout=30_000)
+    first = page.locator("#hits > li > a").first
+    where = first.inner_text()
+    first.click()
+    line = int(where.split(":")[1].split("-")[0])
+    page.wait_for_url(f"**#L{line}", timeout=30_000)
+    target = page.locator(f"#L{line}")
+    assert "hit" in (target.get_attribute("class") or "") and target.is_visible()
+    # a narrow window: nothing wider than it
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1") or \
+        page.locator("pre.source").count() == 1
+    page.goto(bo_server.url + "stories/STORY-7", timeout=30_000)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    req = page.locator("#requirement").bounding_box()
+    tl = page.locator("#timeline").bounding_box()
+    assert req and tl and tl["y"] > req["y"]  # stacked, not side by side
