@@ -105,8 +105,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
     args = parser.parse_args()
-    env_home = tempfile.mkdtemp(prefix="genesis-web-bench-home-")
-    os.environ["GENESIS_HOME"] = env_home
+    os.environ.pop("GENESIS_HOME", None)  # the store in the repository's git dir: --keep keeps it
     os.environ["GENESIS_HOOKS_INDEX"] = "off"
     os.environ["PYTHONPATH"] = str(ROOT)
     tmp = Path(tempfile.mkdtemp(prefix="genesis-web-bench-"))
@@ -133,7 +132,6 @@ def main() -> None:
             proc.wait(timeout=30)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(env_home, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -152,11 +152,14 @@ def look_at(g: Genesis, ctx: dict[str, Any], req: dict[str, Any] | None) -> dict
     changed = {f["path"] for f in ctx["files"]}
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     notes: list[str] = []
+    refresh = True  # the session refreshed once, for the first of the two
     for origin, text in (("requirement", requirement_text(ctx, req)), ("diff", diff_text(ctx))):
         if not text.strip():
             continue
         try:
-            result = g.impact.run(text, g.impact.options(k=LOOK_AT), use_rag=False)
+            result = g.impact.run(text, g.impact.options(k=LOOK_AT), use_rag=False,
+                                  refresh=refresh)
+            refresh = False
         except GenesisError as exc:
             notes.append(f"impact of the {origin}: {exc}")
             continue

@@ -14,7 +14,7 @@ def impact_form(q: str, story: str = "") -> str:
     hidden = f'<input type="hidden" name="story" value="{esc(story)}">' if story else ""
     return (f'<form class="filter" method="get" action="/impact" role="search">'
             f'<label>requirement<input class="wide" type="search" name="q" value="{esc(q)}" '
-            f'placeholder="订单表新增字段 discount_code"></label>{hidden}'
+            f'placeholder="add a discount code to orders"></label>{hidden}'
             f'<button type="submit">Investigate</button></form>')
 
 

@@ -11,7 +11,7 @@ from genesis_git.web.html import esc, file_href
 FILES = 8
 SYMBOLS = 12
 BOX_W, BOX_H, ROW = 250, 30, 46
-COLUMNS = (10, 370, 730)
+COLUMNS = (10, 420, 830)
 WIDTH = COLUMNS[2] + BOX_W + 10
 
 
@@ -34,7 +34,8 @@ def _node(x: int, y: int, label: str, kind: str, link: str | None, title: str) -
 def _edge(x1: int, y1: int, x2: int, y2: int, label: str) -> str:
     mid = (x1 + x2) // 2
     path = (f'<path class="edge" d="M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}"/>')
-    text = (f'<text class="label" x="{mid}" y="{(y1 + y2) // 2 - 4}" text-anchor="middle">'
+    # the label sits on the edge's end, just before the node it leads to: one row each
+    text = (f'<text class="label" x="{x2 - 6}" y="{y2 - 5}" text-anchor="end">'
             f'{esc(label)}</text>' if label else "")
     return path + text
 
@@ -61,8 +62,9 @@ def impact_svg(result: dict[str, Any], *, local: bool = True) -> str:
         line = f"L{s['lines'][0]} · " if s["lines"] else ""
         parts.append(_edge(COLUMNS[1] + BOX_W, fy + BOX_H // 2, COLUMNS[2], y + BOX_H // 2,
                            f"{line}{s['type']}"))
-    nodes = [_node(COLUMNS[0], req_y, result["requirement"].strip().splitlines()[0]
-                   if result["requirement"].strip() else "", "req", None, result["requirement"])]
+    lines = [ln.strip().lstrip("#").strip() for ln in result["requirement"].splitlines()]
+    nodes = [_node(COLUMNS[0], req_y, next((ln for ln in lines if ln), ""), "req", None,
+                   result["requirement"])]
     for f in files:
         nodes.append(_node(COLUMNS[1], file_y[f["path"]], f["path"], "file",
                            file_href(f["path"]) if local else None,
