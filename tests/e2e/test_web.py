@@ -327,3 +327,15 @@ def test_a_search_result_opens_its_file_at_its_line(browser: object, bo_server: 
     req = page.locator("#requirement").bounding_box()
     tl = page.locator("#timeline").bounding_box()
     assert req and tl and tl["y"] > req["y"]  # stacked, not side by side
+
+
+def test_without_the_extra_it_says_how_to_install_it(team: tuple[Path, Path]) -> None:
+    # the extra made unimportable in this one process: ``import starlette`` fails there
+    code = ("import sys; sys.modules['starlette'] = None; sys.argv = ['genesis', 'web']; "
+            "from genesis_git.cli.main import run; run()")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=team[0], env=env_of(),
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (3, "")
+    assert proc.stderr.startswith("genesis: error: genesis web needs Starlette and uvicorn, an "
+                                  "optional extra (install them with: ")
+    assert "[web]" in proc.stderr and proc.stderr.count("\n") == 1
