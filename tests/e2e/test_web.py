@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -339,3 +340,19 @@ def test_without_the_extra_it_says_how_to_install_it(team: tuple[Path, Path]) ->
     assert proc.stderr.startswith("genesis: error: genesis web needs Starlette and uvicorn, an "
                                   "optional extra (install them with: ")
     assert "[web]" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_open_hands_the_url_to_the_browser(team: tuple[Path, Path], tmp_path: Path) -> None:
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    env = {**env_of(), "BROWSER": f"{browser} %s"}
+    server = start(team[0], "--open", env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        code, _, _ = server.stop()
+    assert code == 0 and opened.read_text() == server.url
