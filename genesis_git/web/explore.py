@@ -91,7 +91,8 @@ def search_page(f: dict[str, Any], hits: list[dict[str, Any]] | None, notes: lis
         return out + empty("no results") + "</div>"
     rows = []
     for h in hits:
-        where = f'{h["path"]}:{h["start_line"]}-{h["end_line"]}'
+        where = f'{h["path"]}:{h["start_line"]}' + (
+            f'-{h["end_line"]}' if h["end_line"] != h["start_line"] else "")
         label = " ".join(x for x in (h.get("symbol"), h.get("section")) if x)
         rows.append(f'<li><a class="mono" href="{file_href(h["path"], h["start_line"])}">'
                     f'{esc(where)}</a> <span class="tag">{esc(h["type"])}</span>'
