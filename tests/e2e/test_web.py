@@ -356,3 +356,30 @@ def test_open_hands_the_url_to_the_browser(team: tuple[Path, Path], tmp_path: Pa
     finally:
         code, _, _ = server.stop()
     assert code == 0 and opened.read_text() == server.url
+
+
+def test_a_teammates_story_appears_on_reload_after_a_sync(tmp_path: Path) -> None:
+    from clones import clone, commit, gen, make_remote
+
+    remote = make_remote(tmp_path)
+    ana = clone(remote, tmp_path, "ana")
+    bo = clone(remote, tmp_path, "bo")
+    server = start(bo)
+    try:
+        assert get(server.url + "stories/STORY-5")[0] == 404
+        gen(ana, "session", "start")
+        gen(ana, "session", "note", "Totals round half to even", "--role", "decision")
+        commit(ana, "app/orders.py", "def total(items):\n    return round(sum(items))\n",
+               "STORY-5: totals are rounded")
+        subprocess.run(["git", "push", "-q", "origin", "HEAD:main"], cwd=ana, env=env_of(),
+                       check=True, capture_output=True, timeout=120)
+        gen(ana, "sync")
+        assert get(server.url + "stories/STORY-5")[0] == 404  # not fetched yet
+        gen(bo, "sync")  # in another terminal, while the server runs
+        status, _, body = get(server.url + "stories/STORY-5")
+        assert status == 200 and "Totals round half to even" in body and "Ana Analyst" in body
+        _, _, listing = get(server.url + "stories")
+        assert 'href="/stories/STORY-5"' in listing
+    finally:
+        code, _, err = server.stop()
+    assert code == 0, err
