@@ -84,9 +84,8 @@ def serve(g: Genesis, *, host: str = LOOPBACK, port: int = 8765, public: bool = 
 
     if not is_loopback(host) and not public:
         raise UsageError(f"{host} is not a loopback address",
-                         hint="genesis web serves this machine only; add --public to serve "
-                              "other machines too (anyone who reaches the port reads the "
-                              "ledger)")
+                         hint="genesis web serves this machine only; --public serves other "
+                              "machines too, and anyone who reaches the port reads the stories")
     if org and not g.workspace.config.settings.ledger.mirror.strip():
         raise UsageError("--org needs the PostgreSQL mirror",
                          hint="set [ledger] mirror (or GENESIS_LEDGER_MIRROR) to its URL")

@@ -172,7 +172,9 @@ def test_a_public_address_needs_a_flag_and_warns(team: tuple[Path, Path]) -> Non
     proc = subprocess.run([sys.executable, "-m", "genesis_git", "web", "--host", "0.0.0.0"],
                           cwd=team[0], env=env_of(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith("genesis: error: 0.0.0.0 is not a loopback address")
+    assert proc.stderr == ("genesis: error: 0.0.0.0 is not a loopback address (genesis web "
+                           "serves this machine only; --public serves other machines too, and "
+                           "anyone who reaches the port reads the stories)\n")
     server = start(team[0], "--host", "0.0.0.0", "--public")
     try:
         assert get(server.url + "stories")[0] == 200
