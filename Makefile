@@ -21,7 +21,7 @@ $(DEMO_STAMP): pyproject.toml
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,postgres,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,postgres,mcp,web]'
 	touch $(STAMP)
 
 lint: $(STAMP)

@@ -20,6 +20,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                        "genesis impact -k 5 --markdown 订单表新增字段 discount_code"),
     "genesis sync": ("genesis sync", "genesis sync upstream"),
     "genesis mcp": ("claude mcp add genesis -- genesis mcp", "genesis mcp --print-config cursor"),
+    "genesis web": ("genesis web --open", "genesis web --port 0 --org"),
     "genesis session": ("genesis session start --doc docs/req/discount.md",
                         "genesis session status"),
     "genesis session start": ("genesis session start --doc docs/req/discount.md",),

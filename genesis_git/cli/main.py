@@ -308,6 +308,12 @@ def _add_mcp(app: typer.Typer) -> None:
     mcp.register(app)
 
 
+def _add_web(app: typer.Typer) -> None:
+    from genesis_git.cli import web
+
+    web.register(app)
+
+
 # Top-level commands, in the order ``genesis --help`` lists them.
 COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "init": _add_init,
@@ -323,6 +329,7 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "design": _add_design,
     "cache": _add_cache,
     "mcp": _add_mcp,
+    "web": _add_web,
 }
 
 

@@ -181,4 +181,4 @@ def test_make_demo_installs_the_runtime_only() -> None:
     assert installs and all(line.rstrip().endswith(" -e .") for line in installs), demo
     assert "/nonexistent/demo-venv/bin/python examples/demo.py" in demo
     test = _run(["make", "-n", "-B", "test", "VENV=/nonexistent/venv"], cwd=ROOT).stdout
-    assert "pip install --quiet -e '.[dev,postgres,mcp]'" in test
+    assert "pip install --quiet -e '.[dev,postgres,mcp,web]'" in test

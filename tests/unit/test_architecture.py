@@ -35,7 +35,7 @@ LAYERS: list[list[str]] = [
     ["genesis_git.hooks"],
     ["genesis_git.app"],  # the workspace and the Genesis façade
     ["genesis_git.render"],  # text, Markdown and JSON per result type, for every door
-    ["genesis_git.cli", "genesis_git.mcp", "genesis_git.__main__"],  # the doors
+    ["genesis_git.cli", "genesis_git.mcp", "genesis_git.web", "genesis_git.__main__"],  # the doors
 ]
 
 # the folder that may import only the standard library (the hooks load it on every commit)
