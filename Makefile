@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-fast demo lint typecheck docs site bench clean
+.PHONY: browser test test-fast demo lint typecheck docs site bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,18 @@ typecheck: $(STAMP)
 
 # The gate CI runs: lint, types, the docs site and the whole suite (slow tests included),
 # coverage >= 90 %.
-test: lint typecheck site
+# The browser tests of `genesis web` use Debian's Chromium (no browser is downloaded at test
+# time): installed here when it is missing and apt-get can; otherwise those tests are skipped
+# and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  sudo=""; if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo="sudo -n"; fi; \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq chromium; } >/dev/null \
+	      || echo "make: could not install chromium; the browser tests will be skipped" >&2; \
+	  else echo "make: no apt-get to install chromium; the browser tests will be skipped" >&2; fi; }
+
+test: browser lint typecheck site
 	$(BIN)/python -m pytest --cov=genesis_git --cov-report=term --cov-fail-under=90
 
 # While developing: the suite without the tests marked slow, and no coverage.

@@ -219,7 +219,7 @@ def _chromium() -> str:
         if found:
             return found
     pytest.skip("browser tests skipped: no Chromium on PATH (Debian: apt-get install "
-                "chromium; .ci/run installs it when it can)")
+                "chromium; make test installs it when it can)")
 
 
 @pytest.fixture
