@@ -54,9 +54,14 @@ def repo_path(repo: Repo, path: str) -> str:
     """A path as the repository names it (relative to its root, with ``/``)."""
     full = Path(path) if Path(path).is_absolute() else Path.cwd() / path
     try:
-        return full.resolve().relative_to(repo.root.resolve()).as_posix()
+        rel = full.resolve().relative_to(repo.root.resolve())
     except ValueError:
-        return path
+        raise UsageError(f"--path {path} is outside the repository",
+                         hint="name a file of this repository") from None
+    if rel.parts and rel.parts[0] == ".git":
+        raise UsageError(f"--path {path} is inside .git, not the working tree",
+                         hint="name a file of this repository") from None
+    return rel.as_posix()
 
 
 def check_text(value: str | None, what: str) -> None:

@@ -64,8 +64,13 @@ def test_note_path_relative_to_the_current_folder(repo: Path, genesis_env: Path,
     monkeypatch.chdir(repo / "src")
     res = runner.invoke(app, ["session", "note", "see here", "--path", "shop/orders.py", "--json"])
     assert json.loads(res.output)["path"] == "src/shop/orders.py"
-    res = runner.invoke(app, ["session", "note", "outside", "--path", "/etc/hosts", "--json"])
-    assert json.loads(res.output)["path"] == "/etc/hosts"
+    for outside in ("/etc/hosts", "../../etc/passwd", "../.git/config"):
+        res = runner.invoke(app, ["session", "note", "outside", "--path", outside])
+        assert res.exit_code == 2, res.output
+        where = "inside .git" if ".git" in outside else "outside the repository"
+        assert f"--path {outside} is {where}" in res.output
+    res = runner.invoke(app, ["session", "artifacts", "--json"])
+    assert [a["summary"] for a in json.loads(res.output)["artifacts"]] == ["see here"]
 
 
 def test_note_errors(repo: Path, genesis_env: Path) -> None:
