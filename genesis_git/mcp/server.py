@@ -70,7 +70,8 @@ When to call which tool:
   and is an error (nothing written) when the library has no card to offer.
 
 Every tool takes an optional repo: the absolute path of the repository (or a
-folder inside it); without it, the server's working directory is used. Search
+folder inside it); without it, the server's working directory is used, or, when
+that is not in a repository, the first of the client's workspace roots that is. Search
 and impact see the working tree as it is now. A very long query is read in
 part (its first 32,768 characters, its 128 weightiest terms) and the result says so.
 Results carry the same JSON as the genesis command's --json, as structured content
