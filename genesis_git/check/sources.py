@@ -1,0 +1,245 @@
+"""The evidence besides history: the tests of the changed modules, the references to the
+definitions the change edited, and the docs that name them.
+
+* **definitions** — the chunker's symbols (:func:`genesis_git.index.chunk.chunk_text`:
+  functions, classes, methods) whose lines a hunk touched, on either side of the change;
+  the tables and columns of DDL and ORM models (:func:`genesis_git.index.facts.tables_in_text`)
+  and the keys of settings files on the changed lines;
+* **references** — the files that name one of those definitions as a whole word
+  (``git grep -w`` of the change's tree), stronger when the file imports the changed
+  module (:func:`genesis_git.index.facts.py_import_specs`, resolved like impact's graph);
+* **tests** — a test file named for a changed module (``test_order.py``, ``order_test.go``,
+  ``order.spec.ts``, ``OrderTest.java``) that the change did not touch;
+* **docs** — documentation (``.md``, ``.rst``, ``.txt``, ``.adoc``, ``docs/``) that names
+  a changed public definition or setting.
+
+Each source gives a file a probability-like weight (0..1) and its reasons.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from genesis_git.check.change import Change, show_blob
+from genesis_git.git.repo import Repo
+from genesis_git.impact.graph import resolve_py_imports
+from genesis_git.impact.kinds import file_flags
+from genesis_git.index.chunk import chunk_text, language_of
+from genesis_git.index.facts import py_import_specs, tables_in_text
+
+DOC_EXT = (".md", ".rst", ".txt", ".adoc", ".markdown")
+SETTINGS_EXT = (".toml", ".ini", ".cfg", ".yaml", ".yml", ".env", ".properties")
+_SETTING = re.compile(r"^[ \t+-]*([A-Za-z_][\w.-]{3,})[ \t]*[=:]", re.MULTILINE)
+_TEST_NAME = re.compile(r"(_test|\.test|\.spec|_spec|^tests?|Tests?)\.\w+$")
+_TEST_DIR = {"test", "tests", "__tests__", "spec", "specs", "testing"}
+_STOP_NAMES = {"__init__", "main", "setup", "test", "tests", "run", "get", "set", "init",
+               "self", "name", "value", "data", "type", "args", "kwargs", "config", "update",
+               "create", "delete", "close", "open", "read", "write", "call", "load", "save"}
+MAX_NAMES = 40
+MAX_HITS = 25  # a name found in more files than this is too common to be evidence
+MAX_READ = 60  # files read to see whether they import the changed module
+
+Found = dict[str, tuple[float, list[str]]]  # path -> (weight, reasons)
+
+
+@dataclass
+class Definitions:
+    names: dict[str, str] = field(default_factory=dict)  # name -> the path that defines it
+    public: set[str] = field(default_factory=set)  # names a user of the module may use
+
+
+def is_test(path: str) -> bool:
+    """A test file: under a test folder, or named ``test_*``, ``*_test.*``, ``*.spec.*``,
+    ``*Test.java``, ``tests.py``."""
+    parts = path.split("/")
+    base = parts[-1]
+    return (any(p.lower() in _TEST_DIR for p in parts[:-1]) or base.lower().startswith("test_")
+            or _TEST_NAME.search(base) is not None)
+
+
+def is_doc(path: str) -> bool:
+    low = path.lower()
+    return low.endswith(DOC_EXT) or low.startswith(("docs/", "doc/")) and language_of(low) in (
+        "markdown", "rst", "text")
+
+
+def _touches(lines: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(a <= end and start <= b for a, b in lines)
+
+
+def definitions(repo: Repo, change: Change) -> Definitions:
+    """The names the change defined, edited or removed (see the module's doc)."""
+    out = Definitions()
+    for path, status in sorted(change.files.items()):
+        if is_test(path) or "changelog" in file_flags(path):
+            continue
+        sides = [(True, change.new_lines.get(path, []))] if status != "D" else []
+        if status != "A":
+            sides.append((False, change.old_lines.get(path, [])))
+        for new, lines in sides:
+            if not lines:
+                continue
+            text = show_blob(repo, change, path, new=new)
+            if not text:
+                continue
+            if path.lower().endswith(SETTINGS_EXT):
+                for m in _SETTING.finditer(text):
+                    line = text.count("\n", 0, m.start()) + 1
+                    if _touches(lines, line, line):
+                        _add(out, m.group(1).split(".")[-1], path, True)
+                continue
+            for chunk in chunk_text(path, text):
+                if chunk.symbol and _touches(lines, chunk.start_line, chunk.end_line):
+                    name = chunk.symbol.split(".")[-1]
+                    _add(out, name, path, not name.startswith("_"))
+            for table, first, last, cols, _kind in tables_in_text(text, 1):
+                if _touches(lines, first, last):
+                    _add(out, table, path, True)
+                    for col in cols:
+                        col_line = _line_of(text, col, first, last)
+                        if col_line and _touches(lines, col_line, col_line):
+                            _add(out, col, path, True)
+    return out
+
+
+def _line_of(text: str, word: str, first: int, last: int) -> int | None:
+    for i, line in enumerate(text.splitlines()[first - 1:last], first):
+        if re.search(rf"\b{re.escape(word)}\b", line):
+            return i
+    return None
+
+
+def _add(out: Definitions, name: str, path: str, public: bool) -> None:
+    if len(name) < 4 or name.lower() in _STOP_NAMES or (name.startswith("__")
+                                                          and name.endswith("__")):
+        return
+    if len(out.names) >= MAX_NAMES and name not in out.names:
+        return
+    out.names.setdefault(name, path)
+    if public:
+        out.public.add(name)
+
+
+def grep_names(repo: Repo, change: Change, names: list[str]) -> dict[str, set[str]]:
+    """Which files of the change's tree name each of ``names`` as a whole word."""
+    if not names:
+        return {}
+    args = ["-c", "core.quotePath=false", "grep", "-I", "-w", "-F", "-o", "-z", "--no-color"]
+    if change.tip:
+        where = [change.tip]
+    elif change.label == "staged":
+        where, args = [], args + ["--cached"]
+    else:
+        where = []
+    for name in names:
+        args += ["-e", name]
+    raw = repo.git(*args, *where, "--", check=False)
+    found: dict[str, set[str]] = defaultdict(set)
+    prefix = f"{change.tip}:" if change.tip else ""
+    for line in raw.split(b"\n"):
+        parts = line.split(b"\0")
+        if len(parts) < 2:
+            continue
+        path = parts[0].decode("utf-8", "surrogateescape")
+        if prefix and path.startswith(prefix):
+            path = path[len(prefix):]
+        found[parts[-1].decode("utf-8", "replace")].add(path)
+    return found
+
+
+def _module_index(paths: set[str]) -> dict[str, list[str]]:
+    index: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(paths):
+        if not path.endswith((".py", ".pyi")):
+            continue
+        parts = path.rsplit(".", 1)[0].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        for i in range(len(parts)):
+            index[".".join(parts[i:])].append(path)
+    return dict(index)
+
+
+def references(repo: Repo, change: Change, defs: Definitions, hits: dict[str, set[str]],
+               tree: set[str]) -> tuple[Found, Found]:
+    """(references, docs): the files outside the change that name a changed definition."""
+    refs: dict[str, list[str]] = defaultdict(list)
+    docs: dict[str, list[str]] = defaultdict(list)
+    for name, paths in sorted(hits.items()):
+        if name not in defs.names:
+            continue
+        outside = sorted(p for p in paths if p not in change.files and p in tree)
+        if len(outside) > MAX_HITS:
+            continue
+        for p in outside:
+            if is_doc(p):
+                if name in defs.public and "changelog" not in file_flags(p):
+                    docs[p].append(name)
+            elif not is_test(p):
+                refs[p].append(name)
+    imports = _importers(repo, change, sorted(refs, key=lambda p: (-len(refs[p]), p))[:MAX_READ],
+                         tree)
+    out_refs: Found = {}
+    for p, names in refs.items():
+        via = imports.get(p)
+        weight = min(0.6, (0.3 if via else 0.12) + 0.08 * (len(names) - 1))
+        where = defs.names[names[0]]
+        reason = (f"imports {via} and uses {', '.join(names[:4])}" if via else
+                  f"names {', '.join(names[:4])} (defined in {where})")
+        out_refs[p] = (weight, [reason])
+    out_docs: Found = {}
+    for p, names in docs.items():
+        weight = min(0.6, 0.3 + 0.1 * (len(names) - 1))
+        out_docs[p] = (weight, [f"names {', '.join(names[:4])}, which the change edited"])
+    return out_refs, out_docs
+
+
+def _importers(repo: Repo, change: Change, paths: list[str], tree: set[str]) -> dict[str, str]:
+    """Of ``paths``, those whose Python imports resolve to a changed file: path -> that file."""
+    changed = {p for p in change.files if p.endswith((".py", ".pyi"))}
+    if not changed:
+        return {}
+    index = _module_index(tree)
+    out: dict[str, str] = {}
+    for path in paths:
+        if not path.endswith((".py", ".pyi")):
+            continue
+        text = show_blob(repo, change, path)
+        targets = resolve_py_imports(path, py_import_specs(text), index, tree)
+        hit = sorted(targets & changed)
+        if hit:
+            out[path] = hit[0]
+    return out
+
+
+def _stem(path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    stem = base.split(".", 1)[0]
+    return "" if stem == "__init__" else stem
+
+
+def tests(change: Change, tree: set[str]) -> Found:
+    """The tests named for a changed module that the change did not touch."""
+    by_stem: dict[str, list[str]] = defaultdict(list)
+    for p in tree:
+        if is_test(p):
+            base = p.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+            for key in {re.sub(r"^tests?_|(_tests?|_spec|tests?)$", "", base), base}:
+                if key:
+                    by_stem[key].append(p)
+    out: Found = {}
+    for path, status in sorted(change.files.items()):
+        if status == "D" or is_test(path) or language_of(path) != "python" and not re.search(
+                r"\.(js|ts|tsx|jsx|go|rs|java|kt|rb|php|cs|c|cc|cpp|h|swift|scala)$", path):
+            continue
+        stem = _stem(path).lower()
+        if len(stem) < 3:
+            continue
+        for test in sorted(by_stem.get(stem, [])):
+            if test in change.files:
+                continue
+            weight, reasons = out.get(test, (0.0, []))
+            out[test] = (max(weight, 0.4), reasons + [f"tests {path}, which the change edited"])
+    return out
