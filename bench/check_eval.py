@@ -79,9 +79,9 @@ def make_cases(repo: Path, ref: str, n: int = CASES, seed: int = SEED) -> list[d
 
 def baseline(repo: Path, parent: str, seeds: set[str]) -> list[str]:
     out = git(repo, "-c", "core.quotePath=false", "log", "--no-merges", "--no-renames",
-              f"--max-count={BASELINE_COMMITS}", "--format=@", "--name-only", parent)
+              f"--max-count={BASELINE_COMMITS}", "--format=%x01", "--name-only", parent)
     scores: Counter[str] = Counter()
-    for block in out.split("@\n"):
+    for block in out.split("\x01"):
         files = {p for p in block.splitlines() if p}
         k = len(files & seeds)
         if k:
@@ -128,7 +128,7 @@ def evaluate(repo: Path, ref: str, limit: int | None, threshold: float | None) -
         stage(repo, case, case["files"])
         _, shown, _ = ask(repo, threshold)
         alarms.append(shown)
-        print(f"  {i:>2}/{len(cases)} {case['commit'][:10]} left {case['left']}: "
+        print(f"  {i:>2}/{len(cases)} {seconds:.2f}s {case['commit'][:10]} left {case['left']}: "
               f"rank {ranked.index(case['left']) + 1 if case['left'] in ranked else '-'}, "
               f"complete shows {shown}", file=sys.stderr)
     alarms.sort()

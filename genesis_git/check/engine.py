@@ -150,15 +150,15 @@ def check(repo: Repo, rev: str | None = None, options: CheckOptions | None = Non
     if story and "story" in opts.sources:
         for path, (weight, details) in story.items():
             add(path, "story", weight, "; ".join(details))
-    items = []
+    ranked: list[Missing] = []
     for path, reasons in found.items():
         miss = 1.0
         for r in reasons:
             miss *= 1.0 - min(r.weight, 0.95)
         conf = 1.0 - miss
         reasons.sort(key=lambda r: (-r.weight, r.source))
-        items.append(Missing(path, conf + COCHANGE_RANK * ranks.get(path, 0.0), conf, reasons))
-    items.sort(key=lambda m: (-m.score, m.path))
-    result.missing = items[:opts.top]
+        ranked.append(Missing(path, conf + COCHANGE_RANK * ranks.get(path, 0.0), conf, reasons))
+    ranked.sort(key=lambda m: (-m.score, m.path))
+    result.missing = ranked[:opts.top]
     result.seconds = time.perf_counter() - started
     return result

@@ -37,6 +37,12 @@ _TEST_DIR = {"test", "tests", "__tests__", "spec", "specs", "testing"}
 _STOP_NAMES = {"__init__", "main", "setup", "test", "tests", "run", "get", "set", "init",
                "self", "name", "value", "data", "type", "args", "kwargs", "config", "update",
                "create", "delete", "close", "open", "read", "write", "call", "load", "save"}
+# the files a reference or a doc can be in: code, docs, templates, settings (never data)
+GREP_PATHS = tuple(f"*.{e}" for e in (
+    "py", "pyi", "pyx", "js", "mjs", "cjs", "ts", "tsx", "jsx", "vue", "svelte", "go", "rs",
+    "java", "kt", "kts", "scala", "rb", "php", "cs", "c", "h", "cc", "cpp", "hpp", "m", "swift",
+    "sql", "sh", "md", "rst", "txt", "adoc", "markdown", "toml", "yaml", "yml", "ini", "cfg",
+    "html", "htm", "jinja", "j2", "tmpl", "proto", "graphql", "example"))
 MAX_NAMES = 40
 MAX_HITS = 25  # a name found in more files than this is too common to be evidence
 MAX_READ = 60  # files read to see whether they import the changed module
@@ -135,7 +141,7 @@ def grep_names(repo: Repo, change: Change, names: list[str]) -> dict[str, set[st
         where = []
     for name in names:
         args += ["-e", name]
-    raw = repo.git(*args, *where, "--", check=False)
+    raw = repo.git(*args, *where, "--", *GREP_PATHS, check=False)
     found: dict[str, set[str]] = defaultdict(set)
     prefix = f"{change.tip}:" if change.tip else ""
     for line in raw.split(b"\n"):

@@ -313,6 +313,7 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
             return data, brief_short(data)
         return tools.run(repo, work)
 
+    __import__("genesis_git.mcp.check_tool", fromlist=["register"]).register(server, tools)
     return server, tools
 
 

@@ -8,17 +8,13 @@ evidence, the impact of the requirement and notes of the stories the commits nam
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from genesis_git.app.workspace import Workspace
     from genesis_git.check import CheckResult
     from genesis_git.check.change import Change
 
-STORY_FILES = 8  # files the impact of a story's text lends evidence to
-STORY_WEIGHT = 0.45  # the weight of the best of them (a path the text names literally: 0.55)
-_PATHLIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)+|[\w-]+\.\w{1,5}\b")
 
 
 class Check:
@@ -59,66 +55,14 @@ class Check:
         ids: list[str] = []
         found: dict[str, tuple[float, list[str]]] = {}
         if story is not False and "story" in chosen and change.files:
-            ids = list(story) if isinstance(story, list) else self._story_ids(change)
+            from genesis_git.check.story import story_evidence, story_ids
+
+            ids = list(story) if isinstance(story, list) else story_ids(
+                change, ws.config.settings.story.pattern)
             for sid in ids:
-                self._story_evidence(sid, found, warnings)
+                story_evidence(ws.caught_up(), ws.ledger(), sid, found, warnings)
         conn = ws.context.conn if ws.store_path.exists() or ws.is_open else None
         result = check(repo, options=opts, change=change, conn=conn, story=found)
         result.story_ids = ids
         result.warnings = warnings + result.warnings
         return result
-
-    def _story_ids(self, change: Change) -> list[str]:
-        from genesis_git.stories.message import message_story_ids
-
-        pattern = self._ws.config.settings.story.pattern
-        ids: list[str] = []
-        for _, message in change.commits:
-            for sid in message_story_ids(message, pattern):
-                if sid not in ids:
-                    ids.append(sid)
-        return ids
-
-    def _story_evidence(self, story_id: str, found: dict[str, tuple[float, list[str]]],
-                        warnings: list[str]) -> None:
-        """The files the story's requirement and notes point to: the paths they name, and the
-        best files of their impact."""
-        from genesis_git.kernel.errors import GenesisError
-        from genesis_git.stories.context import build_context, story_query
-
-        ws = self._ws
-        try:
-            ctx: dict[str, Any] = build_context(ws.ledger(), story_id)
-        except GenesisError:
-            warnings.append(f"story {story_id} is not in the ledger: no story evidence")
-            return
-        texts = [a.get("summary") or "" for items in ctx["artifacts"].values() for a in items]
-        named = {a["path"] for items in ctx["artifacts"].values() for a in items if a.get("path")}
-        for text in texts:
-            named.update(m.group(0).strip("./") for m in _PATHLIKE.finditer(text))
-        for path in sorted(named):
-            _lend(found, path, 0.55, f"{story_id}'s requirement or notes name it")
-        query = story_query(ctx)
-        if not query.strip():
-            return
-        try:
-            from genesis_git.app.services.impact import Impact
-
-            impact = Impact(ws)
-            report = impact.run(query, impact.options(k=STORY_FILES, history=False,
-                                                      stories=False), use_rag=False)
-        except GenesisError as exc:
-            warnings.append(f"story {story_id}: its impact could not be read ({exc})")
-            return
-        files = report.result.get("files", [])
-        best = max((f["score"] for f in files), default=0.0)
-        for f in files:
-            if best > 0:
-                _lend(found, f["path"], STORY_WEIGHT * f["score"] / best,
-                      f"in the impact of {story_id}'s requirement")
-
-
-def _lend(found: dict[str, tuple[float, list[str]]], path: str, weight: float,
-          reason: str) -> None:
-    old, reasons = found.get(path, (0.0, []))
-    found[path] = (max(old, weight), reasons + [reason])
