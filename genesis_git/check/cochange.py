@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from genesis_git.impact.history import HALF_LIFE, MAX_TX_FILES, History
 
 SPECIFICITY = 0.3
-SMOOTHING = 1.0  # added to the denominator of the confidence: two commits are not a habit
+SMOOTHING = 2.0  # added to the denominator of the confidence: two commits are not a habit
 
 
 @dataclass

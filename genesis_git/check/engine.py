@@ -30,7 +30,7 @@ from genesis_git.impact.kinds import file_flags
 SCHEMA = "genesis.check/1"
 SOURCES = ("co-change", "references", "tests", "story", "docs")
 COCHANGE_RANK = 0.6  # how much the co-change ranking adds to the score beyond its confidence
-MIN_TOGETHER = 2  # fewer past commits together is not yet a habit
+MIN_TOGETHER = 2  # fewer past commits with one of the change's files is not yet a habit
 
 
 @dataclass
@@ -125,7 +125,7 @@ def check(repo: Repo, rev: str | None = None, options: CheckOptions | None = Non
         pairs = cochange_mod.cochange(hist, change.files, tree)
         best = max((c.score for c in pairs.values()), default=0.0)
         for path, c in pairs.items():
-            if c.together < MIN_TOGETHER:
+            if c.pair_count < MIN_TOGETHER:
                 weight = 0.0
             elif "changelog" in file_flags(path):
                 weight = c.confidence * 0.5  # a changelog pairs with everything

@@ -54,6 +54,7 @@ Found = dict[str, tuple[float, list[str]]]  # path -> (weight, reasons)
 class Definitions:
     names: dict[str, str] = field(default_factory=dict)  # name -> the path that defines it
     public: set[str] = field(default_factory=set)  # names a user of the module may use
+    signature: set[str] = field(default_factory=set)  # names whose defining line changed
 
 
 def is_test(path: str) -> bool:
@@ -100,6 +101,9 @@ def definitions(repo: Repo, change: Change) -> Definitions:
                 if chunk.symbol and _touches(lines, chunk.start_line, chunk.end_line):
                     name = chunk.symbol.split(".")[-1]
                     _add(out, name, path, not name.startswith("_"))
+                    head = _line_of(text, name, chunk.start_line, chunk.end_line)
+                    if head and _touches(lines, head, head) and name in out.names:
+                        out.signature.add(name)
             for table, first, last, cols, _kind in tables_in_text(text, 1):
                 if _touches(lines, first, last):
                     _add(out, table, path, True)
@@ -190,10 +194,14 @@ def references(repo: Repo, change: Change, defs: Definitions, hits: dict[str, se
     out_refs: Found = {}
     for p, names in refs.items():
         via = imports.get(p)
-        weight = min(0.6, (0.3 if via else 0.12) + 0.08 * (len(names) - 1))
+        signed = [n for n in names if n in defs.signature]
+        weight = (0.3 if via else 0.12) + (0.2 if signed else 0.0) + 0.08 * (len(names) - 1)
         where = defs.names[names[0]]
         reason = (f"imports {via} and uses {', '.join(names[:4])}" if via else
                   f"names {', '.join(names[:4])} (defined in {where})")
+        if signed:
+            reason += f"; the definition of {signed[0]} changed"
+        weight = min(0.6, weight)
         out_refs[p] = (weight, [reason])
     out_docs: Found = {}
     for p, names in docs.items():
