@@ -21,6 +21,13 @@ False alarms: every commit of the set staged *whole*, at its parent: how many it
 default output (the ``check.min_confidence`` threshold) show?  Median and 90th percentile.
 
     python bench/check_eval.py --repo /path/to/click-clone --repo /path/to/chatchat-clone
+    python bench/check_eval.py --speed /path/to/sympy-clone
+
+Speed (``--speed``): ten commits of 8 to 12 files, drawn with ``random.Random(25)`` from the
+3,000 newest non-merge commits, each checked as ``genesis check SHA`` three times in a
+clone that has a store: in process (the first run at a base reads its history with
+``git log``; the next ones find it in the store) and through the console script (the
+whole command: Python starting, imports, the check).
 
 Each ``--repo`` is a full-history clone *with a work tree* that this script may check out
 at will (never a clone you work in).  ``GENESIS_HOME`` is pointed at a scratch folder so
@@ -141,15 +148,46 @@ def evaluate(repo: Path, ref: str, limit: int | None, threshold: float | None) -
                         "max": round(max(times), 3)}}
 
 
+def speed(repo: Path, runs: int = 3) -> dict[str, Any]:
+    from genesis_git.app.facade import Genesis
+
+    out = git(repo, "log", "--no-merges", "--format=@%H", "--name-only", "--max-count=3000",
+              "HEAD")
+    commits = [block.split("\n", 1) for block in out.split("@")[1:]]
+    pool = sorted(sha for sha, names in commits if 8 <= len(names.split()) <= 12)
+    chosen = random.Random(SEED).sample(pool, min(10, len(pool)))
+    files = len(git(repo, "ls-tree", "-r", "--name-only", "HEAD").splitlines())
+    cold, warm, console = [], [], []
+    for sha in chosen:
+        for i in range(runs):
+            with Genesis(repo) as g:
+                _ = g.workspace.context  # a store, so that the history is kept
+                result = g.check.run(sha)
+            (cold if i == 0 else warm).append(result.seconds)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "genesis_git", "check", sha], cwd=repo,
+                       capture_output=True, check=True)
+        console.append(time.perf_counter() - started)
+    load = os.getloadavg()[0]
+    return {"repo": repo.name, "files": files, "commits": len(chosen),
+            "cold_median": round(statistics.median(cold), 3), "cold_max": round(max(cold), 3),
+            "warm_median": round(statistics.median(warm), 3), "warm_max": round(max(warm), 3),
+            "console_median": round(statistics.median(console), 3),
+            "console_max": round(max(console), 3), "load_average": round(load, 2)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--repo", type=Path, action="append", required=True)
+    ap.add_argument("--repo", type=Path, action="append", default=[])
+    ap.add_argument("--speed", type=Path, help="a large clone to time `genesis check SHA` on")
     ap.add_argument("--ref", default="HEAD", help="where the cases are drawn from (HEAD)")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--threshold", type=float, help="the default threshold (check.min_confidence)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     os.environ.setdefault("GENESIS_HOME", tempfile.mkdtemp(prefix="check-eval-"))
+    if args.speed:
+        print(json.dumps(speed(args.speed.resolve())))
     results = []
     for repo in args.repo:
         ref = git(repo, "rev-parse", args.ref).strip()
@@ -157,6 +195,8 @@ def main() -> None:
         git(repo, "checkout", "-q", "-f", "--detach", ref, check=False)
         results.append(res)
         print(json.dumps(res))
+    if not results:
+        return
     print("\n| repository | cases | R@1 | R@5 | R@10 | baseline R@1 | R@5 | R@10 | "
           "complete: median shown | p90 |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -160,20 +160,34 @@ def _read_hunks(patch: bytes, change: Change) -> None:
                 change.new_lines.setdefault(new_path, []).append((n_start, n_start + 1))
 
 
-def show_blob(repo: Repo, change: Change, path: str, *, new: bool = True) -> str:
-    """The text of ``path`` on one side of the change ("" when it is absent or binary)."""
-    if new:
-        spec = f"{change.tip}:{path}" if change.tip else (
-            f":{path}" if change.label == "staged" else None)
+def texts(repo: Repo, change: Change, paths: list[str], *, new: bool = True) -> dict[str, str]:
+    """The text of each of ``paths`` on one side of the change, read in one batch (a path
+    that is absent there, or binary, is left out)."""
+    if not paths:
+        return {}
+    if new and change.tip is None and change.label != "staged":  # the working tree
+        raw: dict[str, bytes] = {}
+        for path in paths:
+            try:
+                raw[path] = (repo.root / path).read_bytes()
+            except OSError:
+                continue
     else:
-        spec = f"{change.base}:{path}" if change.base != EMPTY_TREE else None
-    if spec is None:  # the working tree
-        try:
-            data = (repo.root / path).read_bytes()
-        except OSError:
-            return ""
-    else:
-        data = repo.git("cat-file", "blob", spec, check=False)
-    if b"\0" in data[:8000]:
-        return ""
-    return data.decode("utf-8", "replace")
+        if new and change.tip is None:
+            listing = repo.git("--literal-pathspecs", "ls-files", "-s", "-z", "--", *paths)
+        elif not new and change.base == EMPTY_TREE:
+            return {}
+        else:
+            side = change.tip if new and change.tip else change.base
+            listing = repo.git("--literal-pathspecs", "ls-tree", "-z", side, "--", *paths)
+        ids: dict[str, str] = {}
+        for entry in listing.split(b"\0"):
+            head, _, name = entry.partition(b"\t")
+            fields = head.split()
+            if len(fields) == 3:  # ls-files: mode sha stage; ls-tree: mode type sha
+                sha = fields[1] if new and change.tip is None else fields[2]
+                ids[name.decode("utf-8", "surrogateescape")] = sha.decode()
+        blobs = repo.cat_blobs(sorted(set(ids.values())))
+        raw = {path: blobs[sha] for path, sha in ids.items() if sha in blobs}
+    return {path: data.decode("utf-8", "replace") for path, data in raw.items()
+            if b"\0" not in data[:8000]}

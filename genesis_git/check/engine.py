@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +27,7 @@ from genesis_git.check import cochange as cochange_mod
 from genesis_git.check import sources
 from genesis_git.check.change import Change, read_change
 from genesis_git.git.repo import Repo
+from genesis_git.impact.history import History
 from genesis_git.impact.kinds import file_flags
 
 SCHEMA = "genesis.check/1"
@@ -118,10 +121,21 @@ def check(repo: Repo, rev: str | None = None, options: CheckOptions | None = Non
             return
         found.setdefault(path, []).append(Reason(source, weight, detail))
 
-    if "co-change" in opts.sources and change.head:
-        from genesis_git.impact.history import load_history
-
-        hist = load_history(conn, repo, change.head)
+    history: Future[History] | None = None
+    hist = None
+    pool = ThreadPoolExecutor(1)
+    if "co-change" in opts.sources and change.head:  # git log runs while the diff is read
+        hist = cochange_mod.cached_history(conn, change.head)
+        if hist is None:
+            history = pool.submit(cochange_mod.read_history, repo, change.head)
+    try:
+        _sources(repo, change, opts, tree, add)
+        if history is not None:
+            hist = history.result()
+            cochange_mod.keep_history(conn, hist)
+    finally:
+        pool.shutdown(wait=True)
+    if hist is not None:
         pairs = cochange_mod.cochange(hist, change.files, tree)
         best = max((c.score for c in pairs.values()), default=0.0)
         for path, c in pairs.items():
@@ -135,18 +149,6 @@ def check(repo: Repo, rev: str | None = None, options: CheckOptions | None = Non
             add(path, "co-change", weight if weight > 0 else 1e-6,
                 f"changed with {c.seed} in {c.pair_count} of its {c.seed_count} commits"
                 + (f" (last {c.shas[0][:10]})" if c.shas else ""))
-    if {"references", "tests", "docs"} & set(opts.sources):
-        defs = sources.definitions(repo, change)
-        hits = sources.grep_names(repo, change, sorted(defs.names))
-        refs, docs = sources.references(repo, change, defs, hits, tree)
-        picked = {"references": refs, "docs": docs}
-        if "tests" in opts.sources:
-            picked["tests"] = sources.tests(change, tree)
-        for source, items in picked.items():
-            if source not in opts.sources:
-                continue
-            for path, (weight, details) in items.items():
-                add(path, source, weight, "; ".join(details))
     if story and "story" in opts.sources:
         for path, (weight, details) in story.items():
             add(path, "story", weight, "; ".join(details))
@@ -162,3 +164,23 @@ def check(repo: Repo, rev: str | None = None, options: CheckOptions | None = Non
     result.missing = ranked[:opts.top]
     result.seconds = time.perf_counter() - started
     return result
+
+
+Add = Callable[[str, str, float, str], None]
+
+
+def _sources(repo: Repo, change: Change, opts: CheckOptions, tree: set[str], add: Add) -> None:
+    """The evidence of references, tests and docs."""
+    if not {"references", "tests", "docs"} & set(opts.sources):
+        return
+    defs = sources.definitions(repo, change)
+    hits = sources.grep_names(repo, change, defs, tree)
+    refs, docs = sources.references(repo, change, defs, hits, tree)
+    picked = {"references": refs, "docs": docs}
+    if "tests" in opts.sources:
+        picked["tests"] = sources.tests(change, tree)
+    for source, items in picked.items():
+        if source not in opts.sources:
+            continue
+        for path, (weight, details) in items.items():
+            add(path, source, weight, "; ".join(details))

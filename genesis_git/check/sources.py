@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from genesis_git.check.change import Change, show_blob
+from genesis_git.check.change import Change, texts
 from genesis_git.git.repo import Repo
 from genesis_git.impact.graph import resolve_py_imports
 from genesis_git.impact.kinds import file_flags
@@ -44,6 +44,8 @@ GREP_PATHS = tuple(f"*.{e}" for e in (
     "sql", "sh", "md", "rst", "txt", "adoc", "markdown", "toml", "yaml", "yml", "ini", "cfg",
     "html", "htm", "jinja", "j2", "tmpl", "proto", "graphql", "example"))
 MAX_NAMES = 40
+MIN_NAME = 5  # a shorter name (``sqrt``, ``ring``) is inside too many words to be evidence
+MAX_SCOPE = 2000  # files read match by match; more: the whole tree is scanned
 MAX_HITS = 25  # a name found in more files than this is too common to be evidence
 MAX_READ = 60  # files read to see whether they import the changed module
 
@@ -55,6 +57,7 @@ class Definitions:
     names: dict[str, str] = field(default_factory=dict)  # name -> the path that defines it
     public: set[str] = field(default_factory=set)  # names a user of the module may use
     signature: set[str] = field(default_factory=set)  # names whose defining line changed
+    anchors: set[str] = field(default_factory=set)  # tables and setting keys: used by name
 
 
 def is_test(path: str) -> bool:
@@ -79,50 +82,56 @@ def _touches(lines: list[tuple[int, int]], start: int, end: int) -> bool:
 def definitions(repo: Repo, change: Change) -> Definitions:
     """The names the change defined, edited or removed (see the module's doc)."""
     out = Definitions()
-    for path, status in sorted(change.files.items()):
-        if is_test(path) or "changelog" in file_flags(path):
-            continue
-        sides = [(True, change.new_lines.get(path, []))] if status != "D" else []
-        if status != "A":
-            sides.append((False, change.old_lines.get(path, [])))
-        for new, lines in sides:
-            if not lines:
+    wanted = sorted(p for p in change.files
+                    if not is_test(p) and "changelog" not in file_flags(p))
+    after = texts(repo, change, [p for p in wanted if change.files[p] != "D"])
+    before = texts(repo, change, [p for p in wanted if change.files[p] != "A"], new=False)
+    for path in wanted:
+        sides = [(after.get(path, ""), change.new_lines.get(path, [])),
+                 (before.get(path, ""), change.old_lines.get(path, []))]
+        for text, lines in sides:
+            if not lines or not text:
                 continue
-            text = show_blob(repo, change, path, new=new)
-            if not text:
-                continue
+            rows = text.splitlines()
             if path.lower().endswith(SETTINGS_EXT):
                 for m in _SETTING.finditer(text):
                     line = text.count("\n", 0, m.start()) + 1
                     if _touches(lines, line, line):
-                        _add(out, m.group(1).split(".")[-1], path, True)
+                        key = m.group(1).split(".")[-1]
+                        _add(out, key, path, True)
+                        if key in out.names:
+                            out.anchors.add(key)
                 continue
             for chunk in chunk_text(path, text):
                 if chunk.symbol and _touches(lines, chunk.start_line, chunk.end_line):
                     name = chunk.symbol.split(".")[-1]
                     _add(out, name, path, not name.startswith("_"))
-                    head = _line_of(text, name, chunk.start_line, chunk.end_line)
+                    head = _line_of(rows, name, chunk.start_line, chunk.end_line)
                     if head and _touches(lines, head, head) and name in out.names:
                         out.signature.add(name)
             for table, first, last, cols, _kind in tables_in_text(text, 1):
                 if _touches(lines, first, last):
                     _add(out, table, path, True)
+                    if table in out.names:
+                        out.anchors.add(table)
                     for col in cols:
-                        col_line = _line_of(text, col, first, last)
+                        col_line = _line_of(rows, col, first, last)
                         if col_line and _touches(lines, col_line, col_line):
                             _add(out, col, path, True)
     return out
 
 
-def _line_of(text: str, word: str, first: int, last: int) -> int | None:
-    for i, line in enumerate(text.splitlines()[first - 1:last], first):
-        if re.search(rf"\b{re.escape(word)}\b", line):
+def _line_of(rows: list[str], word: str, first: int, last: int) -> int | None:
+    """The first line from ``first`` to ``last`` that names ``word``."""
+    pattern = re.compile(rf"\b{re.escape(word)}\b")
+    for i in range(max(first, 1), min(last, len(rows)) + 1):
+        if word in rows[i - 1] and pattern.search(rows[i - 1]):
             return i
     return None
 
 
 def _add(out: Definitions, name: str, path: str, public: bool) -> None:
-    if len(name) < 4 or name.lower() in _STOP_NAMES or (name.startswith("__")
+    if len(name) < MIN_NAME or name.lower() in _STOP_NAMES or (name.startswith("__")
                                                           and name.endswith("__")):
         return
     if len(out.names) >= MAX_NAMES and name not in out.names:
@@ -132,30 +141,66 @@ def _add(out: Definitions, name: str, path: str, public: bool) -> None:
         out.public.add(name)
 
 
-def grep_names(repo: Repo, change: Change, names: list[str]) -> dict[str, set[str]]:
-    """Which files of the change's tree name each of ``names`` as a whole word."""
-    if not names:
-        return {}
-    args = ["-c", "core.quotePath=false", "grep", "-I", "-w", "-F", "-o", "-z", "--no-color"]
+def _grep(repo: Repo, change: Change, words: list[str], paths: list[str] | tuple[str, ...], *,
+          only_files: bool = False) -> list[tuple[str, str]]:
+    """``(path, word)`` for every whole-word match of ``words`` in ``paths`` of the change's
+    "after" side (with ``only_files``, ``(path, "")`` once per file)."""
+    literal = paths is not GREP_PATHS  # the globs match at any depth, as git's default does
+    args = ["-c", "core.quotePath=false", *(["--literal-pathspecs"] if literal else []),
+            "grep", "-I", "-w", "-F", "-z", "--no-color", "-l" if only_files else "-o"]
     if change.tip:
         where = [change.tip]
     elif change.label == "staged":
         where, args = [], args + ["--cached"]
     else:
         where = []
-    for name in names:
-        args += ["-e", name]
-    raw = repo.git(*args, *where, "--", *GREP_PATHS, check=False)
-    found: dict[str, set[str]] = defaultdict(set)
+    for word in words:
+        args += ["-e", word]
+    raw = repo.git(*args, *where, "--", *paths, check=False)
     prefix = f"{change.tip}:" if change.tip else ""
-    for line in raw.split(b"\n"):
-        parts = line.split(b"\0")
-        if len(parts) < 2:
+    out: list[tuple[str, str]] = []
+    # -l -z: each path ends with NUL; -o -z: "path NUL match" lines
+    rows = ([[p] for p in raw.split(b"\0")] if only_files else
+            [line.split(b"\0") for line in raw.split(b"\n")])
+    for parts in rows:
+        if not parts[0] or (len(parts) < 2 and not only_files):
             continue
         path = parts[0].decode("utf-8", "surrogateescape")
         if prefix and path.startswith(prefix):
             path = path[len(prefix):]
-        found[parts[-1].decode("utf-8", "replace")].add(path)
+        out.append((path, "" if only_files else parts[-1].decode("utf-8", "replace")))
+    return out
+
+
+def grep_names(repo: Repo, change: Change, defs: Definitions, tree: set[str]
+               ) -> dict[str, set[str]]:
+    """Which files of the change's tree name each of ``names`` as a whole word.
+
+    Only the files that can refer to the change are read match by match: those that name a
+    changed module (its file name without the extension, e.g. ``pricing``), a changed table
+    or setting key, and the docs.
+    A whole-tree scan for every match of a common name (``sqrt`` in a computer algebra
+    system) would cost seconds; a scan that stops at each file's first mention is cheap.
+    """
+    names = sorted(defs.names)
+    if not names:
+        return {}
+    stems = sorted({_stem(p) for p in change.files if len(_stem(p)) >= 4 and not is_doc(p)}
+                   | defs.anchors)
+    near: set[str] = set()
+    if stems:
+        near = {p for p, _ in _grep(repo, change, stems, GREP_PATHS, only_files=True)}
+    docs = sorted(p for p in tree if is_doc(p) and p.lower().endswith(DOC_EXT))
+    scope = sorted(near | set(docs))
+    found: dict[str, set[str]] = defaultdict(set)
+    if not scope:
+        return found
+    if len(scope) > MAX_SCOPE:
+        pairs = _grep(repo, change, names, GREP_PATHS)
+    else:
+        pairs = _grep(repo, change, names, scope)
+    for path, word in pairs:
+        found[word].add(path)
     return found
 
 
@@ -217,10 +262,8 @@ def _importers(repo: Repo, change: Change, paths: list[str], tree: set[str]) -> 
         return {}
     index = _module_index(tree)
     out: dict[str, str] = {}
-    for path in paths:
-        if not path.endswith((".py", ".pyi")):
-            continue
-        text = show_blob(repo, change, path)
+    read = texts(repo, change, [p for p in paths if p.endswith((".py", ".pyi"))])
+    for path, text in sorted(read.items()):
         targets = resolve_py_imports(path, py_import_specs(text), index, tree)
         hit = sorted(targets & changed)
         if hit:

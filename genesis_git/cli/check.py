@@ -10,7 +10,7 @@ import typer
 
 def check(
     rev: Annotated[str | None, typer.Argument(
-        metavar="[REV-RANGE]",
+        metavar="REV-RANGE",
         help="A commit (HEAD), or a range as git diff reads it: A..B, or A...B for B against "
              "the merge base (what a pull request shows). Default: the working tree's "
              "changes to tracked files.")] = None,

@@ -15,6 +15,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                        "genesis search --explain 订单 折扣"),
     "genesis impact": ('genesis impact "add a discount code to orders"',
                        "genesis impact -k 5 --markdown 订单表新增字段 discount_code"),
+    "genesis check": ("genesis check --staged", "genesis check --markdown origin/main...HEAD",
+                      "genesis check HEAD --all --json"),
     "genesis sync": ("genesis sync", "genesis sync upstream"),
     "genesis mcp": ("claude mcp add genesis -- genesis mcp", "genesis mcp --print-config cursor"),
     "genesis session": ("genesis session start --doc docs/req/discount.md",

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from clones import clone, g, gen
 from helpers import commit_files, genesis_cmd, git, make_repo, write
 

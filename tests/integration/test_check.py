@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import commit_files, git, make_repo, write
 
 from genesis_git.app.facade import Genesis
 from genesis_git.check.change import read_change
 from genesis_git.git.repo import find_repo
 from genesis_git.kernel.errors import GenesisError, UsageError
+
+from helpers import commit_files, git, make_repo, write
 
 ORDER = "class Order:\n    def total(self):\n        return {n}\n"
 SCHEMA = "from models.order import Order\n\n\ndef dump(o: Order):\n    return {{'total': {n}}}\n"
