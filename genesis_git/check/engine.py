@@ -32,7 +32,7 @@ from genesis_git.impact.kinds import file_flags
 
 SCHEMA = "genesis.check/1"
 SOURCES = ("co-change", "references", "tests", "story", "docs")
-COCHANGE_RANK = 0.6  # how much the co-change ranking adds to the score beyond its confidence
+COCHANGE_RANK = 2.5  # how much the co-change ranking adds to the score (chosen on bench/check_eval.py)
 MIN_TOGETHER = 2  # fewer past commits with one of the change's files is not yet a habit
 
 
