@@ -23,7 +23,7 @@ def _history(commits: list[list[str]]) -> History:
 
 def test_a_specific_pairing_beats_a_file_that_changes_with_everything() -> None:
     commits = [["a.py", "b.py", "CHANGES"] for _ in range(3)]
-    commits += [["x%d.py" % i, "CHANGES"] for i in range(20)]
+    commits += [[f"x{i}.py", "CHANGES"] for i in range(20)]
     found = cochange(_history(commits), ["a.py"])
     assert found["b.py"].score > found["CHANGES"].score
     assert found["b.py"].pair_count == found["CHANGES"].pair_count == 3
