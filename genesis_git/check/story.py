@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.check.change import Change
@@ -33,9 +34,11 @@ def story_ids(change: Change, pattern: str) -> list[str]:
     return ids
 
 
-def story_evidence(ctx: Context, ledger: sqlite3.Connection, story_id: str, found: Found,
-                   warnings: list[str]) -> None:
-    """Add to ``found`` the files the story's requirement and notes point to."""
+def story_evidence(context: Callable[[], Context], ledger: sqlite3.Connection, story_id: str,
+                   found: Found, warnings: list[str]) -> None:
+    """Add to ``found`` the files the story's requirement and notes point to; ``context``
+    gives the repository's context for the impact of its text, asked only for a story
+    the ledger holds (a clone without a store gets no store from a check)."""
     from genesis_git.impact import ImpactOptions, run
     from genesis_git.kernel.errors import GenesisError
     from genesis_git.stories.context import build_context, story_query
@@ -46,7 +49,7 @@ def story_evidence(ctx: Context, ledger: sqlite3.Connection, story_id: str, foun
         warnings.append(f"story {story_id} is not in the ledger: no story evidence")
         return
     artifacts = [a for items in sctx["artifacts"].values() for a in items]
-    named = {str(a["path"]) for a in artifacts if a.get("path")}
+    named: set[str] = set()  # the requirement document itself is a source, not a file to edit
     for a in artifacts:
         named.update(m.group(0).strip("./") for m in _PATHLIKE.finditer(a.get("summary") or ""))
     for path in sorted(named):
@@ -55,7 +58,7 @@ def story_evidence(ctx: Context, ledger: sqlite3.Connection, story_id: str, foun
     if not query.strip():
         return
     try:
-        report = run(ctx, query, ImpactOptions(k=STORY_FILES, history=False, stories=False,
+        report = run(context(), query, ImpactOptions(k=STORY_FILES, history=False, stories=False,
                                                rag=False), refresh=True)
     except GenesisError as exc:
         warnings.append(f"story {story_id}: its impact could not be read ({exc})")

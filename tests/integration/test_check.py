@@ -189,3 +189,14 @@ def test_the_root_commit_and_an_empty_change(tmp_path: Path) -> None:
     assert sorted(first.change.files) == ["a.py", "b.py"] and first.missing == []
     nothing = run(root, staged=True)
     assert nothing.change.files == {} and nothing.missing == []
+
+
+def test_a_check_creates_no_store(shop: Path, genesis_env: Path) -> None:
+    """A clone that never ran genesis (a CI job) gets an answer and no store, also when the
+    commits name a story the ledger does not hold."""
+    commit_files(shop, "STORY-3: order total", {"models/order.py": ORDER.format(n=77)})
+    result = run(shop, "HEAD")
+    assert result.story_ids == ["STORY-3"]
+    assert result.warnings == ["story STORY-3 is not in the ledger: no story evidence"]
+    assert [m.path for m in result.shown()][:1] == ["api/order_schema.py"]
+    assert not (genesis_env / "genesis.db").exists()

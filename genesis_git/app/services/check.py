@@ -60,7 +60,7 @@ class Check:
             ids = list(story) if isinstance(story, list) else story_ids(
                 change, ws.config.settings.story.pattern)
             for sid in ids:
-                story_evidence(ws.caught_up(), ws.ledger(), sid, found, warnings)
+                story_evidence(ws.caught_up, ws.ledger(), sid, found, warnings)
         conn = ws.context.conn if ws.store_path.exists() or ws.is_open else None
         result = check(repo, options=opts, change=change, conn=conn, story=found)
         result.story_ids = ids
