@@ -27,7 +27,8 @@ Speed (``--speed``): ten commits of 8 to 12 files, drawn with ``random.Random(25
 3,000 newest non-merge commits, each checked as ``genesis check SHA`` three times in a
 clone that has a store: in process (the first run at a base reads its history with
 ``git log``; the next ones find it in the store) and through the console script (the
-whole command: Python starting, imports, the check).
+whole command: Python starting, imports, the check), with the CPU seconds of the warm runs
+(this process and git), which do not grow with the machine's load.
 
 Each ``--repo`` is a full-history clone *with a work tree* that this script may check out
 at will (never a clone you work in).  ``GENESIS_HOME`` is pointed at a scratch folder so
@@ -157,12 +158,15 @@ def speed(repo: Path, runs: int = 3) -> dict[str, Any]:
     pool = sorted(sha for sha, names in commits if 8 <= len(names.split()) <= 12)
     chosen = random.Random(SEED).sample(pool, min(10, len(pool)))
     files = len(git(repo, "ls-tree", "-r", "--name-only", "HEAD").splitlines())
-    cold, warm, console = [], [], []
+    cold, warm, console, cpu = [], [], [], []
     for sha in chosen:
         for i in range(runs):
             with Genesis(repo) as g:
                 _ = g.workspace.context  # a store, so that the history is kept
+                before = _cpu()
                 result = g.check.run(sha)
+                if i:
+                    cpu.append(_cpu() - before)
             (cold if i == 0 else warm).append(result.seconds)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "genesis_git", "check", sha], cwd=repo,
@@ -173,7 +177,19 @@ def speed(repo: Path, runs: int = 3) -> dict[str, Any]:
             "cold_median": round(statistics.median(cold), 3), "cold_max": round(max(cold), 3),
             "warm_median": round(statistics.median(warm), 3), "warm_max": round(max(warm), 3),
             "console_median": round(statistics.median(console), 3),
-            "console_max": round(max(console), 3), "load_average": round(load, 2)}
+            "console_max": round(max(console), 3),
+            "warm_cpu_median": round(statistics.median(cpu), 3), "warm_cpu_max": round(max(cpu), 3),
+            "load_average": round(load, 2)}
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (git): what a run costs on an
+    idle machine, whatever else is running beside it."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:
