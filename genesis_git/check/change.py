@@ -55,8 +55,9 @@ def _verify(repo: Repo, rev: str) -> str:
     out = repo.git("rev-parse", "--verify", "-q", "--end-of-options", rev + "^{commit}",
                    check=False).decode().strip()
     if not out:
-        raise GenesisError(f"not a revision or range: {rev!r}",
-                           hint="try HEAD, a commit, A..B or origin/main...HEAD")
+        hint = ("try HEAD, a commit, A..B or origin/main...HEAD" if repo.head_sha() else
+                "the repository has no commit yet; --staged checks what is staged")
+        raise GenesisError(f"not a revision or range: {rev!r}", hint=hint)
     return out
 
 

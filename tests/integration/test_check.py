@@ -200,3 +200,12 @@ def test_a_check_creates_no_store(shop: Path, genesis_env: Path) -> None:
     assert result.warnings == ["story STORY-3 is not in the ledger: no story evidence"]
     assert [m.path for m in result.shown()][:1] == ["api/order_schema.py"]
     assert not (genesis_env / "genesis.db").exists()
+
+
+def test_a_repository_without_a_commit(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r", {"a.py": "x = 1\n"}, commit=False)
+    git(root, "add", "a.py")
+    staged = run(root, staged=True)
+    assert staged.change.files == {"a.py": "A"} and staged.missing == []
+    with pytest.raises(GenesisError, match="the repository has no commit yet"):
+        run(root, "HEAD")
