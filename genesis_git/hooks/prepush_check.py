@@ -99,9 +99,10 @@ def _check(root: str, store: str, lines: Sequence[Sequence[str]], config: Config
             if not shown:
                 continue
             n = len(shown)
-            sys.stderr.write(f"genesis: warning: the commits pushed ({rev[:7]}..{rev[-7:]}) "
-                             f"may have forgotten {n} file{'s' if n != 1 else ''} "
-                             f"(genesis check {rev}):\n")
+            base, _, tip = rev.partition("..")
+            short = f"{base[:12]}..{tip[:12]}"
+            sys.stderr.write(f"genesis: warning: the commits pushed may have forgotten {n} "
+                             f"file{'s' if n != 1 else ''} (genesis check {short}):\n")
             for m in shown[:MAX_LINES]:
                 why = " ".join(escape_controls(m.reasons[0].detail).split()) if m.reasons else ""
                 sys.stderr.write(f"  {m.confidence:.2f} {quote_path(m.path)}  "

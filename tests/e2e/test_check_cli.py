@@ -147,8 +147,8 @@ def test_pre_push_warns_only_when_asked_and_never_blocks(remote: Path, tmp_path:
     g(ana, "commit", "-qm", "order total 51")
     warned = push(ana)
     assert warned.returncode == 0, warned.stderr
-    assert re.search(r"genesis: warning: the commits pushed \(\w{7}\.\.\w{7}\) may have "
-                     r"forgotten 1 file", warned.stderr), warned.stderr
+    assert re.search(r"genesis: warning: the commits pushed may have forgotten 1 file "
+                     r"\(genesis check [0-9a-f]{12}\.\.[0-9a-f]{12}\):\n", warned.stderr), warned.stderr
     assert "api/order_schema.py  (co-change: changed with models/order.py" in warned.stderr
     assert g(ana, "rev-parse", "HEAD") == git(remote, "rev-parse", "main")
 
