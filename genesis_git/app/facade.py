@@ -20,6 +20,7 @@ exactly what the command line gets.  The services are
 * ``g.impact`` (:class:`~genesis_git.app.services.impact.Impact`);
 * ``g.stories`` (:class:`~genesis_git.app.services.stories.Stories`): the ledger and ``sync``;
 * ``g.design`` (:class:`~genesis_git.app.services.design.Design`): the design library;
+* ``g.check`` (:class:`~genesis_git.app.services.check.Check`): what a change forgot;
 * ``g.hooks``, ``g.cache``, ``g.mirror`` (the PostgreSQL mirror);
 
 and :meth:`Genesis.init` and :meth:`Genesis.doctor` act on the workspace itself.
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.app.services.cache import Cache
+from genesis_git.app.services.check import Check
 from genesis_git.app.services.design import Design
 from genesis_git.app.services.hooks import Hooks
 from genesis_git.app.services.impact import Impact
@@ -76,6 +78,7 @@ class Genesis:
         self.hooks = Hooks(self.workspace)
         self.cache = Cache(self.workspace)
         self.mirror = Mirror(self.workspace)
+        self.check = Check(self.workspace)
 
     def init(self, *, share: bool = False,
              share_with: list[str] | None = None) -> dict[str, Any]:

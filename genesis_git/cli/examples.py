@@ -18,6 +18,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                         "genesis symbols --outline src/shop/orders.py"),
     "genesis impact": ('genesis impact "add a discount code to orders"',
                        "genesis impact -k 5 --markdown 订单表新增字段 discount_code"),
+    "genesis check": ("genesis check --staged", "genesis check --markdown origin/main...HEAD",
+                      "genesis check HEAD --all --json"),
     "genesis sync": ("genesis sync", "genesis sync upstream"),
     "genesis mcp": ("claude mcp add genesis -- genesis mcp", "genesis mcp --print-config cursor"),
     "genesis web": ("genesis web --open", "genesis web --port 0 --org"),

@@ -266,6 +266,12 @@ def _add_impact(app: typer.Typer) -> None:
     impact.register(app)
 
 
+def _add_check(app: typer.Typer) -> None:
+    from genesis_git.cli import check
+
+    check.register(app)
+
+
 def _add_story(app: typer.Typer) -> None:
     from genesis_git.cli import story
 
@@ -322,6 +328,7 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "search": _add_search,
     "symbols": _add_symbols,
     "impact": _add_impact,
+    "check": _add_check,
     "story": _add_story,
     "ledger": _add_ledger,
     "sync": _add_sync,

@@ -42,6 +42,8 @@ def _exit_status() -> list[str]:
         ExitCode.MIRROR: "the PostgreSQL mirror failed",
         ExitCode.REMOTE: "the ledger was not shared: the git remote cannot be read, refused "
                          "the ledger or holds a broken one",
+        ExitCode.CHECK_FAILED: "genesis check \\-\\-fail\\-on (or check.fail_on): a file the change "
+                               "probably forgot reached that confidence",
         ExitCode.COMMIT_REJECTED: "the commit\\-msg hook rejected a message without a story id",
         ExitCode.INTERNAL: "internal error: a bug in genesis; the line names the log file",
         ExitCode.INTERRUPTED: "interrupted (Ctrl\\-C)",

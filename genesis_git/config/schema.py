@@ -231,6 +231,35 @@ class McpSettings:
                                            "cut and says where to continue", at_least(4096))
 
 
+def unit(value: Any) -> str | None:
+    return None if 0 <= value <= 1 else "must be between 0 and 1"
+
+
+def subset_of(*choices: str) -> Check:
+    def check(value: Any) -> str | None:
+        wrong = [v for v in value if str(v) not in choices]
+        return None if not wrong else f"holds {wrong[0]!r}; each must be one of " + ", ".join(
+            choices)
+    return check
+
+
+CHECK_SOURCES = ("co-change", "references", "tests", "story", "docs")
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    min_confidence: float = setting(0.5, "`genesis check` shows the files whose confidence (0-1) "
+                                         "reaches this", unit, typed=float)
+    top: int = setting(10, "files `genesis check` ranks at most", at_least(1))
+    sources: tuple[str, ...] = setting(list(CHECK_SOURCES), "the evidence `genesis check` reads: "
+                                       + ", ".join(CHECK_SOURCES), subset_of(*CHECK_SOURCES))
+    pre_push: bool = setting(False, "the pre-push hook warns about the files the pushed commits "
+                                    "probably forgot (never blocks unless fail_on is set)")
+    fail_on: float = setting(0.0, "when above 0: `genesis check` exits 6, and the pre-push hook "
+                                  "refuses the push, when a file's confidence reaches this",
+                             unit, typed=float)
+
+
 @dataclass(frozen=True)
 class Settings:
     """The whole configuration, typed and immutable: ``settings.search.k``."""
@@ -244,6 +273,7 @@ class Settings:
     story: StorySettings = field(default_factory=StorySettings)
     ledger: LedgerSettings = field(default_factory=LedgerSettings)
     impact: ImpactSettings = field(default_factory=ImpactSettings)
+    check: CheckSettings = field(default_factory=CheckSettings)
     design: DesignSettings = field(default_factory=DesignSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
 

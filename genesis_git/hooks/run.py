@@ -237,10 +237,17 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
     waiting for another sync's lock included, and a transport still running then is
     ended with its whole process group.
     A push of only ``refs/genesis/*`` (genesis's own) is left alone; one that sends them,
-    by the user's own refspec, to a remote that does not get the ledger is one warning."""
+    by the user's own refspec, to a remote that does not get the ledger is one warning.
+    First, with ``[check] pre_push``, the pushed commits are checked
+    (:mod:`genesis_git.hooks.prepush_check`)."""
     lines = [ln.split() for ln in sys.stdin.read().splitlines() if ln.strip()]
     ledger_refs = [p for p in lines if len(p) >= 3 and p[2].startswith("refs/genesis/")]
     remote = args[0] if args else ""
+    if lines and len(ledger_refs) < len(lines):  # `[check] pre_push`: opt-in, warns only
+        from genesis_git.hooks.prepush_check import check_push
+
+        if check_push(repo.root, store_path(repo), lines):
+            return int(ExitCode.CHECK_FAILED)  # `[check] fail_on`: the shim refuses the push
     try:
         from pathlib import Path
 

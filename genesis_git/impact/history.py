@@ -99,9 +99,10 @@ def _read_log(repo: Repo, head: str) -> History:
     return hist
 
 
-def load_history(conn: sqlite3.Connection | None, repo: Repo) -> History:
-    """HEAD's history, from the cache when HEAD has not moved; empty without commits."""
-    head = repo.head_sha()
+def load_history(conn: sqlite3.Connection | None, repo: Repo, head: str | None = None) -> History:
+    """HEAD's history (or that of the commit ``head``), from the cache when it has not moved;
+    empty without commits."""
+    head = head or repo.head_sha()
     if head is None:
         return History(None, [], [], 0)
     if conn is not None:

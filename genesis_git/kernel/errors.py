@@ -24,6 +24,7 @@ class ExitCode(IntEnum):
     ENVIRONMENT = 3  # not a git repository, bare repository, git missing
     MIRROR = 4  # the PostgreSQL mirror is unreachable, refused the login or lacks a permission
     REMOTE = 5  # the git remote cannot be read, refused the ledger or holds a broken one
+    CHECK_FAILED = 6  # genesis check --fail-on: a file the change probably forgot reached it
     COMMIT_REJECTED = 65  # commit-msg with story.require_story: no story id (sysexits EX_DATAERR)
     INTERNAL = 70  # a bug in genesis: logged with its traceback (sysexits EX_SOFTWARE)
     INTERRUPTED = 130  # Ctrl-C

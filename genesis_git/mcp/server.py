@@ -68,6 +68,10 @@ When to call which tool:
 - design_search / design_brief: design reference cards (spacing, contrast,
   type, dark mode, touch targets); design_brief also writes tasks/design-brief.md,
   and is an error (nothing written) when the library has no card to offer.
+- check: before you open a pull request, what the change probably forgot: files
+  that changed with these in history, callers of edited definitions, untouched
+  tests, docs naming an edited symbol, files the story's requirement names
+  (staged=true for the index, or rev=<commit or range>).
 
 Every tool takes an optional repo: the absolute path of the repository (or a
 folder inside it); without it, the server's working directory is used, or, when
@@ -143,12 +147,13 @@ def build_server(workspaces: Workspaces | None = None) -> tuple[MCPServer[Any], 
     tools = GenesisTools(workspaces or Workspaces())
     server: MCPServer[Any] = GenesisServer("genesis", title="genesis", version=__version__,
                                            instructions=INSTRUCTIONS, log_level="WARNING")
-    from genesis_git.mcp import tools_design, tools_search, tools_story
+    from genesis_git.mcp import check_tool, tools_design, tools_search, tools_story
     from genesis_git.mcp.schemas import declare_output_schemas
 
     tools_search.register(server, tools)
     tools_story.register(server, tools)
     tools_design.register(server, tools)
+    check_tool.register(server, tools)
     declare_output_schemas(server)
     return server, tools
 

@@ -265,6 +265,13 @@ def _exit_of(code: ExitCode, repo: Path, monkeypatch: pytest.MonkeyPatch) -> int
         write(repo, ".genesis.toml", "[story]\nrequire_story = true\n")
         msg = write(repo, ".git/COMMIT_EDITMSG", "no story here\n")
         return main(["commit-msg", str(msg)])
+    if code == ExitCode.CHECK_FAILED:  # a file that changed with this one twice before
+        for n in (1, 2):
+            write(repo, "src/shop/orders.py", f"# {n}\n")
+            write(repo, "db/schema.sql", f"-- {n}\n")
+            git(repo, "commit", "-qam", f"pair {n}")
+        write(repo, "src/shop/orders.py", "# 3\n")
+        return runner.invoke(app, ["check", "--fail-on", "0.3"]).exit_code
     if code == ExitCode.INTERNAL:
         monkeypatch.setattr(output, "emit_json", _boom)
         return runner.invoke(app, ["story", "list", "--json"]).exit_code

@@ -24,7 +24,7 @@ from genesis_git.mcp.server import INSTRUCTIONS, build_server
 from helpers import SAMPLE_FILES, commit_files, genesis_cmd, make_repo, write
 
 TOOLS = {"search", "impact", "story_context", "story_list", "session_status", "session_start",
-         "session_note", "design_search", "design_brief", "symbols"}
+         "session_note", "design_search", "design_brief", "symbols", "check"}
 
 
 def cli_json(repo: Path, *args: str) -> Any:

@@ -28,7 +28,7 @@ from genesis_git.index.indexer import PAUSE_VAR
 from helpers import SAMPLE_FILES, genesis_cmd, make_repo
 
 TOOLS = ("search, impact, symbols, story_context, story_list, session_status, session_start, "
-         "session_note, design_search, design_brief")
+         "session_note, design_search, design_brief, check")
 ANSWER = 60.0  # seconds an answer may take on a busy machine; silence fails the test
 
 

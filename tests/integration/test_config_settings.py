@@ -33,7 +33,7 @@ def test_every_setting_has_a_meaning_and_a_default_of_its_declared_type() -> Non
 def test_the_sections_are_the_settings_fields_in_file_order() -> None:
     assert list(SECTIONS) == [f.name for f in dataclasses.fields(Settings)]
     assert list(SECTIONS) == ["index", "classify", "staleness", "embed", "search", "text",
-                              "story", "ledger", "impact", "design", "mcp"]
+                              "story", "ledger", "impact", "check", "design", "mcp"]
     assert list(DEFAULTS) == list(SECTIONS)
 
 

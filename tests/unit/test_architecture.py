@@ -31,6 +31,7 @@ LAYERS: list[list[str]] = [
     ["genesis_git.stories.ledger"],  # the shared records kept in git
     ["genesis_git.stories"],
     ["genesis_git.impact"],
+    ["genesis_git.check"],  # what a change forgot: history, references, tests, story, docs
     ["genesis_git.mirror", "genesis_git.design"],
     ["genesis_git.hooks"],
     ["genesis_git.app"],  # the workspace and the Genesis façade
