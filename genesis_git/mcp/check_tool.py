@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import Field
+
+from genesis_git.mcp.common import STORE_ONLY, WRITES_STORE, call
+from genesis_git.mcp.tools_search import Cursor, Repo
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -15,11 +18,18 @@ if TYPE_CHECKING:
     from genesis_git.mcp.server import GenesisTools
 
 
+DESCRIPTION = f"""Before opening a pull request: which files this change probably should have touched and
+did not (files that changed with these in the past, users of the definitions it edited,
+its modules' tests, the story's files, docs naming what it edited), each with its
+confidence and reasons. Same JSON as `genesis check --json`; an empty `missing` means
+nothing looks forgotten.
+
+{WRITES_STORE}"""
+
+
 def register(server: MCPServer[Any], tools: GenesisTools) -> None:
     """Add the ``check`` tool to ``server``; its calls run through ``tools``."""
-    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-
-    @server.tool(annotations=read_only)
+    @server.tool(annotations=STORE_ONLY, description=DESCRIPTION)
     def check(
         rev: Annotated[str | None, Field(
             description="A commit (HEAD) or a range: A..B, or A...B for B against the merge "
@@ -33,16 +43,12 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
         story: Annotated[list[str] | None, Field(
             description="Story ids whose requirement lends evidence (default: the stories "
                         "the commits name).")] = None,
-        repo: Annotated[str | None, Field(
-            description="Absolute path of the repository (or a folder inside it); default: "
-                        "the server's working directory.")] = None,
+        cursor: Cursor = None,
+        repo: Repo = None,
     ) -> CallToolResult:
-        """Before opening a pull request: which files this change probably should have
-        touched and did not (files that changed with these in the past, users of the
-        definitions it edited, its modules' tests, the story's files, docs naming what it
-        edited), each with its confidence and reasons. Same JSON as `genesis check --json`;
-        an empty `missing` means nothing looks forgotten."""
-        def work(g: Genesis) -> tuple[dict[str, Any], str]:
+        args = {"rev": rev, "staged": staged, "min_confidence": min_confidence, "story": story}
+
+        def produce(g: Genesis) -> tuple[dict[str, Any], Any]:
             from genesis_git.kernel.errors import UsageError
             from genesis_git.render.check import tool_text
 
@@ -50,6 +56,5 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
                 raise UsageError("staged and rev cannot be used together")
             result = g.check.run(rev, staged=staged, min_confidence=min_confidence,
                                  story=story if story else True)
-            data = result.to_json()
-            return data, tool_text(data)
-        return tools.run(repo, work)
+            return result.to_json(), tool_text
+        return call(tools, repo, "check", args, "missing", cursor, produce)

@@ -56,6 +56,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "design_search": _schema({"query": STR, "results": LIST, "available": {"type": "boolean"}},
                              "`genesis design search --json`"),
     "design_brief": _schema({"cards": {"type": "array"}}, "`genesis design brief --json`"),
+    "check": _schema({"schema": STR, "change": OBJ, "missing": LIST,
+                      "warnings": LIST | {"items": STR}}, "`genesis check --json`"),
 }
 
 
