@@ -16,6 +16,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
+from genesis_git.impact.issue import IssueText, read_issue
 from genesis_git.kernel.errors import UsageError
 from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
 from genesis_git.text.quoting import quoted
@@ -105,6 +106,7 @@ class QueryInfo:
     mentions_field: bool = False
     part_tokens: set[str] = field(default_factory=set)  # only ever a part of a longer identifier
     notes: list[str] = field(default_factory=list)  # what the bounds of a long query left out
+    issue: IssueText = field(default_factory=IssueText)  # tracebacks, module names, code
 
     def names(self, token: str) -> bool:
         """The query names ``token`` as a word of its own (not only inside ``OrderService``)."""
@@ -171,7 +173,8 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         mentions_table=bool(_TABLE_WORD.search(text)),
         mentions_field=bool(_FIELD_WORD.search(text)),
         part_tokens=(parts - wholes - _synonym_terms(terms)) & weights.keys(),
-        notes=bound_notes(len(requirement), left_out, n_terms, len(weights)))
+        notes=bound_notes(len(requirement), left_out, n_terms, len(weights)),
+        issue=read_issue(text))
 
 
 def analyse_requirement(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:
