@@ -186,6 +186,49 @@ def score(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
 METRICS = ("a1", "a5", "a10", "r5", "r10")
 
 
+def ablation_rankings(scratch: Path, query: str, home: Path, variants: Sequence[str],
+                      k: int = 50) -> dict[str, list[str]]:
+    """The files ``genesis impact`` ranks with every signal and with each of ``variants``
+    switched off, in this process: the session, its corpus and its history are read once,
+    then ranked once per variant (the same code path as the console script's)."""
+    os.environ["GENESIS_HOME"] = str(home)
+    from genesis_git.impact.corpus_session import load_context_corpus
+    from genesis_git.impact.pipeline import ImpactOptions, run
+    from genesis_git.index.session import ensure_session, open_context
+
+    ctx = open_context(scratch)
+    try:
+        sid = ensure_session(ctx, refresh=True)
+        corpus = load_context_corpus(ctx, sid)
+        corpus.keep = True
+        out: dict[str, list[str]] = {}
+        for v in ("all", *variants):
+            off = frozenset() if v == "all" else frozenset({v})
+            res = run(ctx, query, ImpactOptions(k=k, ablate=off, rag=False), session_id=sid,
+                      corpus=corpus)
+            out[v] = _unique([f.path for f in res.files])
+        return out
+    finally:
+        ctx.conn.close()
+
+
+def ablation_table(cases: list[dict[str, Any]], full: Path, data: Path, home: Path,
+                   variants: Sequence[str], log: Any = None) -> dict[str, dict[str, float]]:
+    """Acc@1/5/10, R@5, R@10 and MRR of impact with each of ``variants`` switched off."""
+    scores: dict[str, list[dict[str, float]]] = {}
+    for i, case in enumerate(cases):
+        where = data / "scratch" / f"{case['repo'].replace('/', '+')}-{i:03d}"
+        scratch = prepare_case(full, case, where, reuse=True)
+        ranked = ablation_rankings(scratch, case["query"], home, variants)
+        for v, files in ranked.items():
+            scores.setdefault(v, []).append(score(files, case["gold"]))
+        if log:
+            log(f"[{i + 1}/{len(cases)}] ablations")
+    return {v: {**{m: sum(c[m] for c in s) / len(s) for m in METRICS},
+                "mrr": sum(c["rr"] for c in s) / len(s), "cases": len(s)}
+            for v, s in scores.items()}
+
+
 def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mode: str,
              search_mode: str | None, log: Any = None, keep: bool = False,
              ablate: Sequence[str] = ()) -> dict[str, Any]:
@@ -219,6 +262,17 @@ def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mo
     }
 
 
+def pooled(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of several repositories' results, every case counted once."""
+    cases = [c for r in results for c in r["per_case"]]
+    n = len(cases) or 1
+    return {"cases": len(cases),
+            "avg_gold": sum(r["avg_gold"] * r["cases"] for r in results) / n,
+            **{m: sum(c[m] for c in cases) / n for m in METRICS},
+            "mrr": sum(c["rr"] for c in cases) / n,
+            "s_case": sum(r["s_case"] * r["cases"] for r in results) / n, "per_case": cases}
+
+
 def table(rows: list[tuple[str, str, dict[str, Any]]]) -> str:
     lines = ["| set | cases | avg gold | method | Acc@1 | Acc@5 | Acc@10 | R@5 | R@10 | MRR "
              "| s/case |", "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -246,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the scratch clones under DATA/scratch and reuse them next time")
     ap.add_argument("--ablate", action="append", default=[], choices=ABLATABLE,
                     help="impact mode: switch this signal off (repeatable)")
+    ap.add_argument("--ablations", action="store_true",
+                    help="impact mode: a table of every signal switched off in turn (in "
+                         "process, on the kept scratch clones)")
     ap.add_argument("--home", type=Path,
                     help="the GENESIS_HOME of the runs, kept (default: a fresh one per set)")
     args = ap.parse_args(argv)
@@ -258,10 +315,14 @@ def main(argv: list[str] | None = None) -> int:
                  if line.strip()]
         if args.limit:
             cases = cases[:args.limit]
-        for repo in dict.fromkeys(c["repo"] for c in cases):  # a set may mix repositories
+        repos = list(dict.fromkeys(c["repo"] for c in cases))  # a set may mix repositories
+        for repo in repos:
             mine = [c for c in cases if c["repo"] == repo]
             rows.append(_evaluate_repo(repo, mine, args, sources))
             details[repo] = rows[-1][2]
+        if len(repos) > 1:  # the set as a whole: every case counts once
+            rows.append((f"{path.stem} (all)", rows[-1][1], pooled([r for _, _, r in
+                                                                    rows[-len(repos):]])))
     print(table(rows))
     if args.json_out:
         args.json_out.write_text(json.dumps(details, indent=1, ensure_ascii=False))
@@ -281,6 +342,17 @@ def _evaluate_repo(repo: str, cases: list[dict[str, Any]], args: argparse.Namesp
     if args.ablate:
         label += " without " + ", ".join(args.ablate)
     print(f"{repo}: {len(cases)} cases", file=sys.stderr)
+    if args.ablations:
+        table_ = ablation_table(cases, full, args.data, home, ABLATABLE,
+                                log=lambda m: print(m, file=sys.stderr))
+        print(f"\n{repo}, {len(cases)} cases: impact without one signal\n")
+        print("| variant | Acc@1 | Acc@5 | Acc@10 | R@5 | R@10 | MRR |\n|---|---|---|---|---|---|---|")
+        for v, r in table_.items():
+            name = "all signals" if v == "all" else f"without {v}"
+            print(f"| {name} | {r['a1']:.3f} | {r['a5']:.3f} | {r['a10']:.3f} | {r['r5']:.3f} "
+                  f"| {r['r10']:.3f} | {r['mrr']:.3f} |")
+        return repo, "ablations", {"cases": len(cases), "avg_gold": 0.0, "s_case": 0.0,
+                                   **table_["all"], "per_case": [], "ablations": table_}
     result = evaluate(cases, full, args.data, home, args.mode, args.search_mode,
                       log=lambda m: print(m, file=sys.stderr), keep=args.keep,
                       ablate=args.ablate)
@@ -302,9 +374,8 @@ def genesis_ablated(signals: str, argv: list[str]) -> int:
     plain = pipeline.ImpactOptions.rank_options
 
     def rank_options(self: pipeline.ImpactOptions) -> Any:
-        opts = plain(self)
-        opts.ablate = off
-        return opts
+        self.ablate = off
+        return plain(self)
 
     pipeline.ImpactOptions.rank_options = rank_options  # type: ignore[method-assign]
     sys.argv = ["genesis", *argv]

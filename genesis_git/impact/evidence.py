@@ -121,11 +121,12 @@ def _field_impacts(q: QueryInfo, tables: list[Table], f: FileScore) -> list[Impa
                 continue
             if table.kinds.get(f.path) == "alter":
                 folder = f.path.rsplit("/", 1)[0] + "/" if "/" in f.path else ""
+                what = (f"ALTER TABLE {table.name} …" if f.path.lower().endswith(".sql")
+                        else f"a migration of {table.name}")
                 out.append(Impact(
                     f"{folder}(new migration)", "file", folder, [], "add",
                     f"a new migration to {verb} (as {f.path} does for earlier changes)",
-                    [f"{f.path}:{lines[0]}: ALTER TABLE {table.name} …"], f.score,
-                    dict(f.reasons)))
+                    [f"{f.path}:{lines[0]}: {what}"], f.score, dict(f.reasons)))
                 continue
             out.append(Impact(
                 f"{table.name}.{ident}", "field", f.path, [lines[0], lines[1]], kind, verb,
@@ -175,11 +176,17 @@ def cross_reference_impacts(q: QueryInfo, tables: list[Table], shown: list[FileS
     """The impacts of the files ``shown`` (``docs``: those files read in full; ``anchors``:
     the query's symbol anchors; ``confidence``: that of each file shown)."""
     impacts: list[Impact] = []
+    migrations: set[tuple[str, str]] = set()  # one new migration per folder and change
     for i, f in enumerate(shown):
         mine = _field_impacts(q, tables, f) + [file_impact(f, docs[f.path], q, tables, anchors)]
         for item in mine:
             item.confidence = confidence[i] if confidence else 0.0
-        impacts.extend(mine)
+            if item.target.endswith("(new migration)"):
+                key = (item.target, item.detail.split(" (as ", 1)[0])
+                if key in migrations:
+                    continue
+                migrations.add(key)
+            impacts.append(item)
     return impacts
 
 

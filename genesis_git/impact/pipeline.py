@@ -58,10 +58,11 @@ class ImpactOptions:
     rag: bool | None = None  # ask the engine (None: when one is configured)
     engine: str | Engine | None = None  # a name, or an engine (None: ``impact.engine``)
     prompt_only: bool = False  # build the prompt, ask nothing
+    ablate: frozenset[str] = frozenset()  # signals switched off (benchmarks: combine.ABLATE)
 
     def rank_options(self) -> RankOptions:
         return RankOptions(graph=self.graph, history=self.history, stories=self.stories,
-                           weights=self.weights)
+                           weights=self.weights, ablate=self.ablate)
 
 
 @dataclass
