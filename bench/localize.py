@@ -213,17 +213,19 @@ def ablation_rankings(scratch: Path, query: str, home: Path, variants: Sequence[
 
 
 def ablation_table(cases: list[dict[str, Any]], full: Path, data: Path, home: Path,
-                   variants: Sequence[str], log: Any = None) -> dict[str, dict[str, float]]:
-    """Acc@1/5/10, R@5, R@10 and MRR of impact with each of ``variants`` switched off."""
+                   variants: Sequence[str], log: Any = None, start: int = 0
+                   ) -> dict[str, dict[str, float]]:
+    """Acc@1/5/10, R@5, R@10 and MRR of impact with each of ``variants`` switched off
+    (``start``: the index of the first case in its set, which names its scratch clone)."""
     scores: dict[str, list[dict[str, float]]] = {}
-    for i, case in enumerate(cases):
+    for i, case in enumerate(cases, start):
         where = data / "scratch" / f"{case['repo'].replace('/', '+')}-{i:03d}"
         scratch = prepare_case(full, case, where, reuse=True)
         ranked = ablation_rankings(scratch, case["query"], home, variants)
         for v, files in ranked.items():
             scores.setdefault(v, []).append(score(files, case["gold"]))
         if log:
-            log(f"[{i + 1}/{len(cases)}] ablations")
+            log(f"[{i + 1}/{start + len(cases)}] ablations")
     return {v: {**{m: sum(c[m] for c in s) / len(s) for m in METRICS},
                 "mrr": sum(c["rr"] for c in s) / len(s), "cases": len(s)}
             for v, s in scores.items()}
@@ -303,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablations", action="store_true",
                     help="impact mode: a table of every signal switched off in turn (in "
                          "process, on the kept scratch clones)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="with --ablations: leave out the first N cases of each repository")
     ap.add_argument("--home", type=Path,
                     help="the GENESIS_HOME of the runs, kept (default: a fresh one per set)")
     args = ap.parse_args(argv)
@@ -343,8 +347,9 @@ def _evaluate_repo(repo: str, cases: list[dict[str, Any]], args: argparse.Namesp
         label += " without " + ", ".join(args.ablate)
     print(f"{repo}: {len(cases)} cases", file=sys.stderr)
     if args.ablations:
-        table_ = ablation_table(cases, full, args.data, home, ABLATABLE,
-                                log=lambda m: print(m, file=sys.stderr))
+        table_ = ablation_table(cases[args.offset:], full, args.data, home, ABLATABLE,
+                                log=lambda m: print(m, file=sys.stderr), start=args.offset)
+        cases = cases[args.offset:]
         print(f"\n{repo}, {len(cases)} cases: impact without one signal\n")
         print("| variant | Acc@1 | Acc@5 | Acc@10 | R@5 | R@10 | MRR |\n|---|---|---|---|---|---|---|")
         for v, r in table_.items():
