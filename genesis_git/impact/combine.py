@@ -196,7 +196,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             prose = p.rsplit(".", 1)[-1].lower() in PROSE_EXT
             reasons[p]["fields"] = weight * share * (w.prose_fields if prose else 1.0)
             notes[p]["fields"] = [t.name for t in tables]
-        if "feedback" not in off and w.feedback:
+        if "feedback" not in off and w.feedback and q.issue.bug_report:
             near = dict(sorted(text_n.items(), key=lambda x: (-x[1], x[0]))[:FEEDBACK_POOL])
             for p, (v, seed) in feedback_scores(seeds, graph, near).items():
                 if v and not flags[p]:

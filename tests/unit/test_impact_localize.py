@@ -163,12 +163,15 @@ FEEDBACK = {
 
 
 def test_feedback_lifts_what_the_best_file_imports() -> None:
-    text = "refund order twice"
+    text = "refund order twice\n\n```\n>>> refund_order(order)\n```"
     top = _top(FEEDBACK, text)
     assert top[0] == "app/orders.py"
     assert top.index("app/ledger.py") < top.index("app/mailer.py")
     plain = _top(FEEDBACK, text, ablate=frozenset({"feedback"}))
     assert plain.index("app/ledger.py") > plain.index("app/mailer.py")
+    # a change description is no bug report: no feedback
+    assert _top(FEEDBACK, "refund order twice") == _top(FEEDBACK, "refund order twice",
+                                                         ablate=frozenset({"feedback"}))
 
 
 def test_confidence_and_weak_evidence() -> None:
