@@ -17,13 +17,22 @@ For every case of the development sets (JSON lines with ``repo``, ``parent``,
    ``genesis impact --json -k 50 QUERY`` (``--mode impact``, ranked by its
    ``files`` list), with ``GENESIS_HOME`` shared by the cases of one
    repository (the cache is keyed by blob content);
-4. scores recall@5, recall@10 and MRR against ``gold`` and prints them next
-   to the published baselines.
+4. scores Acc@1, Acc@5 and Acc@10 (a gold file in the top k), recall@5,
+   recall@10 and MRR against ``gold`` and prints them next to the published
+   baselines.
+
+``--ablate SIGNAL`` (impact mode, repeatable) runs the same console script
+with one of impact's signals switched off (``lexical``, ``path``,
+``symbols``, ``graph``, ``history``, ``cochange``, ``feedback``,
+``traceback``, ``prior``, ``bridge``), so that a table says what each signal adds.
+``--home DIR`` keeps the blob cache between runs (the cache is keyed by
+blob content, so runs of different code may share it only when the index
+did not change).
 
 The retriever never sees ``commit``, ``gold`` or ``meta``.
 
     python bench/localize.py CASES.jsonl [...] [--data DIR] [--mode search|impact]
-        [--search-mode hybrid|lexical|vector] [--limit N]
+        [--search-mode hybrid|lexical|vector] [--limit N] [--ablate SIGNAL] [--home DIR]
 """
 
 from __future__ import annotations
@@ -131,9 +140,12 @@ def run_search(scratch: Path, query: str, home: Path, *, k: int = 50,
     return _unique([r["path"] for r in out.get("results", [])])
 
 
-def run_impact(scratch: Path, query: str, home: Path, *, k: int = 50) -> list[str]:
+def run_impact(scratch: Path, query: str, home: Path, *, k: int = 50,
+               ablate: Sequence[str] = ()) -> list[str]:
     """Files ranked by ``genesis impact --json`` (its ``files`` list)."""
-    out = _run([*GENESIS, "impact", "--json", "-k", str(k), "--", query], scratch, home)
+    cmd = GENESIS if not ablate else [sys.executable, str(Path(__file__).resolve()), "--genesis",
+                                      ",".join(ablate)]
+    out = _run([*cmd, "impact", "--json", "-k", str(k), "--", query], scratch, home)
     files = out.get("files", [])
     return _unique([f if isinstance(f, str) else f.get("path", "") for f in files])
 
@@ -157,18 +169,71 @@ def _unique(paths: Sequence[str]) -> list[str]:
 
 
 def score(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
-    """recall@5, recall@10 and reciprocal rank of one case (the sets' README)."""
+    """Acc@1/5/10 (a gold file in the top k), recall@5, recall@10 and reciprocal rank of one
+    case (the sets' README)."""
     gold_set = set(gold)
     if not gold_set:
-        return {"r5": 0.0, "r10": 0.0, "rr": 0.0}
+        return {"a1": 0.0, "a5": 0.0, "a10": 0.0, "r5": 0.0, "r10": 0.0, "rr": 0.0}
     ranked = _unique(ranked)
     rr = next((1.0 / i for i, p in enumerate(ranked, start=1) if p in gold_set), 0.0)
-    return {"r5": len(gold_set & set(ranked[:5])) / len(gold_set),
+    return {"a1": float(bool(gold_set & set(ranked[:1]))),
+            "a5": float(bool(gold_set & set(ranked[:5]))),
+            "a10": float(bool(gold_set & set(ranked[:10]))),
+            "r5": len(gold_set & set(ranked[:5])) / len(gold_set),
             "r10": len(gold_set & set(ranked[:10])) / len(gold_set), "rr": rr}
 
 
+METRICS = ("a1", "a5", "a10", "r5", "r10")
+
+
+def ablation_rankings(scratch: Path, query: str, home: Path, variants: Sequence[str],
+                      k: int = 50) -> dict[str, list[str]]:
+    """The files ``genesis impact`` ranks with every signal and with each of ``variants``
+    switched off, in this process: the session, its corpus and its history are read once,
+    then ranked once per variant (the same code path as the console script's)."""
+    os.environ["GENESIS_HOME"] = str(home)
+    from genesis_git.impact.corpus_session import load_context_corpus
+    from genesis_git.impact.pipeline import ImpactOptions, run
+    from genesis_git.index.session import ensure_session, open_context
+
+    ctx = open_context(scratch)
+    try:
+        sid = ensure_session(ctx, refresh=True)
+        corpus = load_context_corpus(ctx, sid)
+        corpus.keep = True
+        out: dict[str, list[str]] = {}
+        for v in ("all", *variants):
+            off = frozenset() if v == "all" else frozenset({v})
+            res = run(ctx, query, ImpactOptions(k=k, ablate=off, rag=False), session_id=sid,
+                      corpus=corpus)
+            out[v] = _unique([f.path for f in res.files])
+        return out
+    finally:
+        ctx.conn.close()
+
+
+def ablation_table(cases: list[dict[str, Any]], full: Path, data: Path, home: Path,
+                   variants: Sequence[str], log: Any = None, start: int = 0
+                   ) -> dict[str, dict[str, float]]:
+    """Acc@1/5/10, R@5, R@10 and MRR of impact with each of ``variants`` switched off
+    (``start``: the index of the first case in its set, which names its scratch clone)."""
+    scores: dict[str, list[dict[str, float]]] = {}
+    for i, case in enumerate(cases, start):
+        where = data / "scratch" / f"{case['repo'].replace('/', '+')}-{i:03d}"
+        scratch = prepare_case(full, case, where, reuse=True)
+        ranked = ablation_rankings(scratch, case["query"], home, variants)
+        for v, files in ranked.items():
+            scores.setdefault(v, []).append(score(files, case["gold"]))
+        if log:
+            log(f"[{i + 1}/{start + len(cases)}] ablations")
+    return {v: {**{m: sum(c[m] for c in s) / len(s) for m in METRICS},
+                "mrr": sum(c["rr"] for c in s) / len(s), "cases": len(s)}
+            for v, s in scores.items()}
+
+
 def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mode: str,
-             search_mode: str | None, log: Any = None, keep: bool = False) -> dict[str, Any]:
+             search_mode: str | None, log: Any = None, keep: bool = False,
+             ablate: Sequence[str] = ()) -> dict[str, Any]:
     per_case = []
     seconds = []
     for i, case in enumerate(cases):
@@ -176,12 +241,13 @@ def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mo
         scratch = prepare_case(full, case, where, reuse=keep)
         t0 = time.perf_counter()
         if mode == "impact":
-            ranked = run_impact(scratch, case["query"], home)
+            ranked = run_impact(scratch, case["query"], home, ablate=ablate)
         else:
             ranked = run_search(scratch, case["query"], home, search_mode=search_mode)
         seconds.append(time.perf_counter() - t0)
         s = score(ranked, case["gold"])
-        per_case.append({**s, "parent": case["parent"], "top": ranked[:5]})
+        per_case.append({**s, "parent": case["parent"], "gold": case["gold"],
+                         "top": ranked[:10]})
         if log:
             log(f"[{i + 1}/{len(cases)}] r@10 {s['r10']:.2f} rr {s['rr']:.2f} "
                 f"{seconds[-1]:.1f}s  {case['query'].splitlines()[0][:60]}")
@@ -191,22 +257,33 @@ def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mo
     return {
         "cases": n,
         "avg_gold": statistics.mean(len(c["gold"]) for c in cases) if cases else 0.0,
-        "r5": sum(c["r5"] for c in per_case) / n if n else 0.0,
-        "r10": sum(c["r10"] for c in per_case) / n if n else 0.0,
+        **{m: sum(c[m] for c in per_case) / n if n else 0.0 for m in METRICS},
         "mrr": sum(c["rr"] for c in per_case) / n if n else 0.0,
         "s_case": statistics.mean(seconds) if seconds else 0.0,
         "per_case": per_case,
     }
 
 
+def pooled(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of several repositories' results, every case counted once."""
+    cases = [c for r in results for c in r["per_case"]]
+    n = len(cases) or 1
+    return {"cases": len(cases),
+            "avg_gold": sum(r["avg_gold"] * r["cases"] for r in results) / n,
+            **{m: sum(c[m] for c in cases) / n for m in METRICS},
+            "mrr": sum(c["rr"] for c in cases) / n,
+            "s_case": sum(r["s_case"] * r["cases"] for r in results) / n, "per_case": cases}
+
+
 def table(rows: list[tuple[str, str, dict[str, Any]]]) -> str:
-    lines = ["| set | cases | avg gold | method | R@5 | R@10 | MRR | s/case |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| set | cases | avg gold | method | Acc@1 | Acc@5 | Acc@10 | R@5 | R@10 | MRR "
+             "| s/case |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for repo, label, r in rows:
         lines.append(f"| {repo} | {r['cases']} | {r['avg_gold']:.2f} | **{label}** | "
+                     f"{r['a1']:.3f} | {r['a5']:.3f} | {r['a10']:.3f} | "
                      f"{r['r5']:.3f} | {r['r10']:.3f} | {r['mrr']:.3f} | {r['s_case']:.2f} |")
         for name, r5, r10, mrr in BASELINES.get(repo, []):
-            lines.append(f"| | | | {name} | {r5:.3f} | {r10:.3f} | {mrr:.3f} | |")
+            lines.append(f"| | | | {name} | | | | {r5:.3f} | {r10:.3f} | {mrr:.3f} | |")
     return "\n".join(lines)
 
 
@@ -223,6 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json-out", type=Path, help="write per-case results here")
     ap.add_argument("--keep", action="store_true",
                     help="keep the scratch clones under DATA/scratch and reuse them next time")
+    ap.add_argument("--ablate", action="append", default=[], choices=ABLATABLE,
+                    help="impact mode: switch this signal off (repeatable)")
+    ap.add_argument("--ablations", action="store_true",
+                    help="impact mode: a table of every signal switched off in turn (in "
+                         "process, on the kept scratch clones)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="with --ablations: leave out the first N cases of each repository")
+    ap.add_argument("--home", type=Path,
+                    help="the GENESIS_HOME of the runs, kept (default: a fresh one per set)")
     args = ap.parse_args(argv)
     sources = dict(s.split("=", 1) for s in args.source)
     args.data.mkdir(parents=True, exist_ok=True)
@@ -233,31 +319,76 @@ def main(argv: list[str] | None = None) -> int:
                  if line.strip()]
         if args.limit:
             cases = cases[:args.limit]
-        label = f"genesis {args.mode}" + (f" ({args.search_mode})" if args.search_mode else "")
-        groups: dict[str, list[dict[str, Any]]] = {}
-        for case in cases:  # a file may hold cases of several repositories
-            groups.setdefault(case["repo"], []).append(case)
-        for repo, group in groups.items():
-            full = prepare_full(repo, sources.get(repo, f"https://github.com/{repo}.git"),
-                                args.data)
-            home = Path(tempfile.mkdtemp(prefix="home-", dir=args.data))
-            print(f"{repo}: {len(group)} cases", file=sys.stderr)
-            result = evaluate(group, full, args.data, home, args.mode, args.search_mode,
-                              log=lambda m: print(m, file=sys.stderr), keep=args.keep)
-            shutil.rmtree(home, ignore_errors=True)
-            rows.append((repo, label, result))
-            details[repo] = result
-        if len(groups) > 1:
-            parts = [details[repo] for repo in groups]
-            n = sum(r["cases"] for r in parts)
-            pooled = {k: sum(r[k] * r["cases"] for r in parts) / n
-                      for k in ("avg_gold", "r5", "r10", "mrr", "s_case")}
-            rows.append((f"{path.name} (all)", label, {"cases": n, **pooled}))
+        repos = list(dict.fromkeys(c["repo"] for c in cases))  # a set may mix repositories
+        for repo in repos:
+            mine = [c for c in cases if c["repo"] == repo]
+            rows.append(_evaluate_repo(repo, mine, args, sources))
+            details[repo] = rows[-1][2]
+        if len(repos) > 1:  # the set as a whole: every case counts once
+            rows.append((f"{path.stem} (all)", rows[-1][1], pooled([r for _, _, r in
+                                                                    rows[-len(repos):]])))
     print(table(rows))
     if args.json_out:
         args.json_out.write_text(json.dumps(details, indent=1, ensure_ascii=False))
     return 0
 
 
+def _evaluate_repo(repo: str, cases: list[dict[str, Any]], args: argparse.Namespace,
+                   sources: dict[str, str]) -> tuple[str, str, dict[str, Any]]:
+    """One repository's cases of a set."""
+    full = prepare_full(repo, sources.get(repo, f"https://github.com/{repo}.git"), args.data)
+    if args.home:
+        home = args.home / repo.replace("/", "+")
+        home.mkdir(parents=True, exist_ok=True)
+    else:
+        home = Path(tempfile.mkdtemp(prefix="home-", dir=args.data))
+    label = f"genesis {args.mode}" + (f" ({args.search_mode})" if args.search_mode else "")
+    if args.ablate:
+        label += " without " + ", ".join(args.ablate)
+    print(f"{repo}: {len(cases)} cases", file=sys.stderr)
+    if args.ablations:
+        table_ = ablation_table(cases[args.offset:], full, args.data, home, ABLATABLE,
+                                log=lambda m: print(m, file=sys.stderr), start=args.offset)
+        cases = cases[args.offset:]
+        print(f"\n{repo}, {len(cases)} cases: impact without one signal\n")
+        print("| variant | Acc@1 | Acc@5 | Acc@10 | R@5 | R@10 | MRR |\n|---|---|---|---|---|---|---|")
+        for v, r in table_.items():
+            name = "all signals" if v == "all" else f"without {v}"
+            print(f"| {name} | {r['a1']:.3f} | {r['a5']:.3f} | {r['a10']:.3f} | {r['r5']:.3f} "
+                  f"| {r['r10']:.3f} | {r['mrr']:.3f} |")
+        return repo, "ablations", {"cases": len(cases), "avg_gold": 0.0, "s_case": 0.0,
+                                   **table_["all"], "per_case": [], "ablations": table_}
+    result = evaluate(cases, full, args.data, home, args.mode, args.search_mode,
+                      log=lambda m: print(m, file=sys.stderr), keep=args.keep,
+                      ablate=args.ablate)
+    if not args.home:
+        shutil.rmtree(home, ignore_errors=True)
+    return repo, label, result
+
+
+ABLATABLE = ("lexical", "path", "symbols", "graph", "history", "cochange", "feedback",
+             "traceback", "prior", "bridge")
+
+
+def genesis_ablated(signals: str, argv: list[str]) -> int:
+    """The ``genesis`` console script with impact's ``signals`` (comma-separated) switched off."""
+    from genesis_git.cli.main import run as genesis_main
+    from genesis_git.impact import pipeline
+
+    off = frozenset(signals.split(","))
+    plain = pipeline.ImpactOptions.rank_options
+
+    def rank_options(self: pipeline.ImpactOptions) -> Any:
+        self.ablate = off
+        return plain(self)
+
+    pipeline.ImpactOptions.rank_options = rank_options  # type: ignore[method-assign]
+    sys.argv = ["genesis", *argv]
+    genesis_main()
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--genesis":
+        sys.exit(genesis_ablated(sys.argv[2], sys.argv[3:]))
     sys.exit(main())

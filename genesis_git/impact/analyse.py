@@ -16,6 +16,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
+from genesis_git.impact.issue import IssueText, read_issue
 from genesis_git.kernel.errors import UsageError
 from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
 from genesis_git.text.quoting import quoted
@@ -60,6 +61,15 @@ _DELETE = re.compile(r"删除|移除|去掉|去除|废弃|\b(?:remove|removes|re
 _TABLE_WORD = re.compile(r"表|\btables?\b", re.IGNORECASE)
 _FIELD_WORD = re.compile(r"字段|列|属性|\b(?:fields?|columns?|attributes?|properties)\b",
                          re.IGNORECASE)
+# "add a tags column", "a new field named tags", "column `tags`": the name of a field
+_FIELD_NAME = (
+    re.compile(r"\b(?:an?|the|new|one)\s+[`'\"]?([A-Za-z_]\w*)[`'\"]?\s+"
+               r"(?:column|field|attribute)\b", re.IGNORECASE),
+    re.compile(r"\b(?:column|field|attribute)\s+(?:named\s+|called\s+)?[`'\"]([A-Za-z_]\w*)[`'\"]|"
+               r"\b(?:column|field|attribute)\s+(?:named|called)\s+([A-Za-z_]\w*)",
+               re.IGNORECASE))
+_NOT_A_FIELD = frozenset({"new", "one", "same", "other", "table", "database", "extra", "more",
+                          "text", "string", "integer", "boolean", "date", "json", "optional"})
 _CODE_EXT = {"py", "js", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "rb", "php", "cs", "c", "h",
              "cpp", "hpp", "sql", "md", "rst", "txt", "toml", "yaml", "yml", "json", "html", "css",
              "vue", "sh", "cfg", "ini", "lock", "mjs", "cjs", "scss", "proto", "graphql", "ipynb"}
@@ -105,6 +115,7 @@ class QueryInfo:
     mentions_field: bool = False
     part_tokens: set[str] = field(default_factory=set)  # only ever a part of a longer identifier
     notes: list[str] = field(default_factory=list)  # what the bounds of a long query left out
+    issue: IssueText = field(default_factory=IssueText)  # tracebacks, module names, code
 
     def names(self, token: str) -> bool:
         """The query names ``token`` as a word of its own (not only inside ``OrderService``)."""
@@ -153,6 +164,12 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
             idents[word] = None
             for tok, part in parts_of:
                 ident_tokens.setdefault(tok, part)
+    for m in (m for pattern in _FIELD_NAME for m in pattern.finditer(plain)):
+        word = next(g for g in m.groups() if g)
+        toks = tokenize(word)
+        if toks and word.lower() not in _NOT_A_FIELD and toks[0] in weights:
+            idents.setdefault(word, None)
+            ident_tokens.setdefault(toks[0], word)
     wholes: set[str] = set()
     parts: set[str] = set()
     for m in _WORD_RUN.finditer(plain):
@@ -171,7 +188,8 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         mentions_table=bool(_TABLE_WORD.search(text)),
         mentions_field=bool(_FIELD_WORD.search(text)),
         part_tokens=(parts - wholes - _synonym_terms(terms)) & weights.keys(),
-        notes=bound_notes(len(requirement), left_out, n_terms, len(weights)))
+        notes=bound_notes(len(requirement), left_out, n_terms, len(weights)),
+        issue=read_issue(text))
 
 
 def analyse_requirement(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:

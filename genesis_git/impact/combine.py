@@ -13,9 +13,18 @@ changes often.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from genesis_git.impact.analyse import QueryInfo
+from genesis_git.impact.anchors import (
+    anchor_tokens,
+    bridge_scores,
+    feedback_scores,
+    never_a_result,
+    prior_factor,
+    traceback_scores,
+)
 from genesis_git.impact.corpus import Corpus
 from genesis_git.impact.graph import Graph, Table
 from genesis_git.impact.history import (
@@ -35,10 +44,16 @@ from genesis_git.impact.signals import (
     path_scores,
 )
 
+FEEDBACK_POOL = 200  # the files best on text that feedback may reach
 PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
-SEED_SIGNALS = {"text", "path", "named", "definition"}
-SIGNALS = ("text", "path", "named", "definition", "graph", "fields", "cochange", "commits", "churn",
-           "story")
+SEED_SIGNALS = {"text", "path", "named", "definition", "traceback", "bridge"}
+SIGNALS = ("text", "path", "named", "definition", "traceback", "bridge", "graph", "feedback",
+           "fields", "cochange", "commits", "churn", "story")
+# what ``ablate`` switches off: a benchmark's names -> the signals
+ABLATE = {"lexical": {"text"}, "path": {"path", "named"}, "symbols": {"definition"},
+          "graph": {"graph", "fields"}, "history": {"commits", "churn"}, "cochange": {"cochange"},
+          "feedback": {"feedback"}, "traceback": {"traceback"}, "bridge": {"bridge"},
+          "prior": {"prior"}}
 
 
 @dataclass
@@ -49,6 +64,9 @@ class Weights:
     named: float = 0.5  # the requirement names the file (core.py, src/x/y.py)
     definition: float = 0.2
     graph: float = 0.15
+    traceback: float = 0.6  # a traceback's frame or a dotted module name names the file
+    bridge: float = 0.8  # share of a matching test file's score its module gets
+    feedback: float = 0.2  # one import away from the best files, and matching the text
     fields: float = 0.35  # files that mention most columns of a table the query names
     fields_schema: float = 1.0  # the same when the requirement changes a field of that table
     prose_fields: float = 0.3  # documents mirroring the row *should* change, code *must*
@@ -67,6 +85,10 @@ class RankOptions:
     history: bool = True
     stories: bool = True
     weights: Weights = field(default_factory=Weights)
+    ablate: frozenset[str] = frozenset()  # names of ABLATE: signals switched off (benchmarks)
+
+    def off(self) -> set[str]:
+        return {s for name in self.ablate for s in ABLATE.get(name, {name})}
 
 
 @dataclass
@@ -84,6 +106,7 @@ class Ranking:
     matched_terms: list[str]
     tables: list[Table]
     graph: Graph | None
+    anchors: set[str] = field(default_factory=set)  # query tokens that stand for symbols
 
 
 def _normalise(values: dict[str, float]) -> dict[str, float]:
@@ -107,19 +130,24 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
          stories: list[tuple[str, str, list[str]]] | None = None) -> Ranking:
     """Score every file of ``corpus``; the best first, ties by path."""
     w = opts.weights
+    off = opts.off()
     file_text, chunk_best, matched, file_terms = corpus.text_scores(q.weights)
     text_n = _normalise(file_text)
     chunk_n = _normalise(chunk_best)
     path_n = _normalise(path_scores(corpus, q))
     named = named_scores(corpus, q)
     graph = None
-    if opts.graph or q.mentions_table or q.ident_tokens:
+    if opts.graph or q.mentions_table or q.ident_tokens or q.issue.code_tokens:
         graph = corpus.graph(set(q.weights))
     defs_n: dict[str, float] = {}
     tables: list[Table] = []
+    anchors: set[str] = set()
     if graph is not None:
-        defs, tables = definition_scores(corpus, graph, q)
+        anchors = anchor_tokens(q, graph, len(corpus.files))
+        defs, tables = definition_scores(corpus, graph, q,
+                                         anchors)
         defs_n = _normalise(defs)
+    trace = traceback_scores(q, list(corpus.files)) if q.issue.frames or q.issue.modules else {}
     flags = corpus.flags
     reasons: dict[str, dict[str, float]] = {p: {} for p in corpus.files}
     notes: dict[str, dict[str, list[str]]] = {p: {} for p in corpus.files}
@@ -134,15 +162,25 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             r["named"] = w.named * named[p]
         if defs_n.get(p):
             r["definition"] = w.definition * defs_n[p]
+        if trace.get(p):
+            r["traceback"] = w.traceback * trace[p]
+    _drop(reasons, off)
     candidates = [p for p in corpus.files if "changelog" not in flags[p]]
     use_history = opts.history and history is not None and bool(history.transactions)
-    if use_history and w.commits:
+    if use_history and w.commits and "commits" not in off:
         assert history is not None
         sim = similar_commit_scores(history, q.weights, candidates, top=w.commits_top)
         for p, v in _normalise({p: s for p, (s, _) in sim.items()}).items():
             reasons[p]["commits"] = w.commits * v
             notes[p]["commits"] = sim[p][1][:2]
     base = {p: sum(v for k, v in r.items() if k in SEED_SIGNALS) for p, r in reasons.items()}
+    if graph is not None and "bridge" not in off:
+        for p, (v, test) in bridge_scores(base, graph, set(corpus.files)).items():
+            lift = w.bridge * v - base.get(p, 0.0)  # a floor: a share of its test's score
+            if lift > 0 and "changelog" not in flags[p]:
+                reasons[p]["bridge"] = lift
+                notes[p]["bridge"] = [test]
+                base[p] = base.get(p, 0.0) + lift
     seeds = _seeds(base, flags, w.seeds)
     if opts.graph and graph is not None:
         raw, why = graph_scores(graph, q, seeds, flags, file_terms)
@@ -158,6 +196,13 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             prose = p.rsplit(".", 1)[-1].lower() in PROSE_EXT
             reasons[p]["fields"] = weight * share * (w.prose_fields if prose else 1.0)
             notes[p]["fields"] = [t.name for t in tables]
+        if "feedback" not in off and w.feedback and q.issue.bug_report:
+            near = dict(sorted(text_n.items(), key=lambda x: (-x[1], x[0]))[:FEEDBACK_POOL])
+            for p, (v, seed) in feedback_scores(seeds, graph, near).items():
+                if v and not flags[p]:
+                    reasons[p]["feedback"] = w.feedback * v
+                    notes[p]["feedback"] = [seed]
+        _drop(reasons, off)
     if use_history:
         assert history is not None
         co = cochange_scores(history, seeds, candidates)
@@ -175,17 +220,29 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
         for p, v in st_n.items():
             reasons[p]["story"] = w.story * v
             notes[p]["story"] = st[p][1]
-    return Ranking(_scored(corpus, reasons, notes, flags, w), sorted(matched), tables, graph)
+    _drop(reasons, off)
+    prior = (lambda p: 1.0) if "prior" in off else (lambda p: prior_factor(p, q))
+    return Ranking(_scored(corpus, reasons, notes, flags, w, prior), sorted(matched), tables,
+                   graph, anchors)
+
+
+def _drop(reasons: dict[str, dict[str, float]], off: set[str]) -> None:
+    """Switch the signals of ``off`` off (an ablation)."""
+    if off:
+        for r in reasons.values():
+            for k in off & r.keys():
+                del r[k]
 
 
 def _scored(corpus: Corpus, reasons: dict[str, dict[str, float]],
             notes: dict[str, dict[str, list[str]]], flags: dict[str, list[str]],
-            w: Weights) -> list[FileScore]:
-    """Each file that any signal reached: its reasons rounded, its penalty, its score."""
+            w: Weights, prior: Callable[[str], float]) -> list[FileScore]:
+    """Each file that any signal reached: its reasons rounded, its penalty, its prior (a
+    bug report's docs, tests and configuration), its score."""
     out: list[FileScore] = []
     for p, r in reasons.items():
         raw = sum(r.values())
-        if raw <= 0:
+        if raw <= 0 or never_a_result(p):
             continue
         factor = penalty_factor(flags[p])
         doc = corpus.files[p]
@@ -196,6 +253,10 @@ def _scored(corpus: Corpus, reasons: dict[str, dict[str, float]],
         if factor < 1.0:
             final["penalty"] = round(score * factor - score, 4)
             score = round(score + final["penalty"], 4)
+        lower = prior(p)
+        if lower < 1.0 and round(score * lower - score, 4):
+            final["prior"] = round(score * lower - score, 4)
+            score = round(score + final["prior"], 4)
         out.append(FileScore(p, score, final, flags[p], notes[p]))
     out.sort(key=lambda f: (-f.score, f.path))
     return out

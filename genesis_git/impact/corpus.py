@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -80,24 +80,26 @@ def chunk_score(chunk: ChunkDoc, weights: dict[str, float]) -> float:
     return sum(weights[t] for t in seen)
 
 
-def _symbol_named(chunk: ChunkDoc, weights: dict[str, float]) -> bool:
+def _symbol_named(chunk: ChunkDoc, names: Container[str]) -> bool:
     if not chunk.symbol:
         return False
     for part in chunk.symbol.split("."):
         toks = tokenize(part)
-        if toks and toks[0] in weights:
+        if toks and toks[0] in names:
             return True
     return False
 
 
-def best_chunk(doc: FileDoc, weights: dict[str, float]) -> ChunkDoc | None:
-    """The chunk that carries the most query weight; a chunk defining a named symbol first."""
+def best_chunk(doc: FileDoc, weights: dict[str, float], anchors: Container[str] | None = None
+               ) -> ChunkDoc | None:
+    """The chunk that carries the most query weight; a chunk defining a named symbol first
+    (with ``anchors``, a symbol among them: not ``add`` for "add a method")."""
     best: tuple[tuple[bool, float], ChunkDoc] | None = None
     for c in doc.chunks:
         s = chunk_score(c, weights)
         if s <= 0:
             continue
-        key = (_symbol_named(c, weights), s)
+        key = (_symbol_named(c, weights if anchors is None else anchors), s)
         if best is None or key > best[0]:
             best = (key, c)
     return best[1] if best else None

@@ -11,7 +11,7 @@ file that carry the most query weight.  The files are read in full
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 from genesis_git.impact.analyse import QueryInfo
@@ -38,8 +38,14 @@ _SIGNAL_WORDS = {
 }
 
 
-def evidence_lines(doc: FileDoc, weights: dict[str, float], n: int = EVIDENCE_LINES) -> list[str]:
-    """The ``n`` lines of the file that carry the most query weight: ``path:line: text``."""
+def evidence_lines(doc: FileDoc, weights: dict[str, float], n: int = EVIDENCE_LINES,
+                   within: ChunkDoc | None = None) -> list[str]:
+    """The ``n`` lines of the file that carry the most query weight: ``path:line: text``
+    (with ``within``, the lines of that chunk, when any of them carries weight)."""
+    if within is not None:
+        inside = evidence_lines(FileDoc(doc.path, doc.artifact_type, [within]), weights, n)
+        if inside:
+            return inside
     scored: list[tuple[float, int, str]] = []
     seen_lines: set[int] = set()
     for c in doc.chunks:
@@ -115,11 +121,12 @@ def _field_impacts(q: QueryInfo, tables: list[Table], f: FileScore) -> list[Impa
                 continue
             if table.kinds.get(f.path) == "alter":
                 folder = f.path.rsplit("/", 1)[0] + "/" if "/" in f.path else ""
+                what = (f"ALTER TABLE {table.name} …" if f.path.lower().endswith(".sql")
+                        else f"a migration of {table.name}")
                 out.append(Impact(
                     f"{folder}(new migration)", "file", folder, [], "add",
                     f"a new migration to {verb} (as {f.path} does for earlier changes)",
-                    [f"{f.path}:{lines[0]}: ALTER TABLE {table.name} …"], f.score,
-                    dict(f.reasons)))
+                    [f"{f.path}:{lines[0]}: {what}"], f.score, dict(f.reasons)))
                 continue
             out.append(Impact(
                 f"{table.name}.{ident}", "field", f.path, [lines[0], lines[1]], kind, verb,
@@ -140,12 +147,12 @@ def _mirror_chunk(doc: FileDoc, tables: list[Table], weights: dict[str, float]
     return best[1] if best else None
 
 
-def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | None = None
-                ) -> Impact:
+def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | None = None,
+                anchors: Container[str] | None = None) -> Impact:
     chunk = None
     if tables and "fields" in f.reasons:
         chunk = _mirror_chunk(doc, tables, q.weights)
-    chunk = chunk or best_chunk(doc, q.weights)
+    chunk = chunk or best_chunk(doc, q.weights, anchors)
     named_symbol = None
     if chunk is not None and chunk.symbol:
         named_symbol = chunk.symbol
@@ -159,16 +166,27 @@ def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | 
     sym_tokens = set(tokenize(named_symbol.split(".")[-1])) if named_symbol else set()
     typ = "delete" if q.intent == "delete" and sym_tokens & set(q.ident_tokens) else "modify"
     return Impact(named_symbol or doc.path, kind, doc.path, lines, typ, _detail(f, q),
-                  evidence_lines(doc, q.weights) + _note_evidence(f), f.score, dict(f.reasons))
+                  evidence_lines(doc, q.weights, within=chunk if named_symbol else None)
+                  + _note_evidence(f), f.score, dict(f.reasons))
 
 
 def cross_reference_impacts(q: QueryInfo, tables: list[Table], shown: list[FileScore],
-                            docs: Mapping[str, FileDoc]) -> list[Impact]:
-    """The impacts of the files ``shown`` (``docs``: those files read in full)."""
+                            docs: Mapping[str, FileDoc], anchors: Container[str] | None = None,
+                            confidence: Sequence[float] | None = None) -> list[Impact]:
+    """The impacts of the files ``shown`` (``docs``: those files read in full; ``anchors``:
+    the query's symbol anchors; ``confidence``: that of each file shown)."""
     impacts: list[Impact] = []
-    for f in shown:
-        impacts.extend(_field_impacts(q, tables, f))
-        impacts.append(file_impact(f, docs[f.path], q, tables))
+    migrations: set[tuple[str, str]] = set()  # one new migration per folder and change
+    for i, f in enumerate(shown):
+        mine = _field_impacts(q, tables, f) + [file_impact(f, docs[f.path], q, tables, anchors)]
+        for item in mine:
+            item.confidence = confidence[i] if confidence else 0.0
+            if item.target.endswith("(new migration)"):
+                key = (item.target, item.detail.split(" (as ", 1)[0])
+                if key in migrations:
+                    continue
+                migrations.add(key)
+            impacts.append(item)
     return impacts
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from genesis_git.impact import evidence, rerank
 from genesis_git.impact.analyse import QueryInfo, analyse_requirement
 from genesis_git.impact.combine import RankOptions, Weights, rank
+from genesis_git.impact.confidence import WEAK_WARNING, confidences, weak_evidence
 from genesis_git.impact.corpus import Corpus
 from genesis_git.impact.prompt import build_prompt
 from genesis_git.impact.result import ImpactResult, RankedFile
@@ -57,10 +58,11 @@ class ImpactOptions:
     rag: bool | None = None  # ask the engine (None: when one is configured)
     engine: str | Engine | None = None  # a name, or an engine (None: ``impact.engine``)
     prompt_only: bool = False  # build the prompt, ask nothing
+    ablate: frozenset[str] = frozenset()  # signals switched off (benchmarks: combine.ABLATE)
 
     def rank_options(self) -> RankOptions:
         return RankOptions(graph=self.graph, history=self.history, stories=self.stories,
-                           weights=self.weights)
+                           weights=self.weights, ablate=self.ablate)
 
 
 @dataclass
@@ -114,7 +116,8 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
             answer = rerank.ask(engine, out.prompt, out.warnings)
     if answer is None:  # evidence, once, for the final ranking
         shown = ranking.files[:opts.k]
-        out.impacts = evidence.cross_reference_impacts(q, ranking.tables, shown, docs)
+        out.impacts = evidence.cross_reference_impacts(q, ranking.tables, shown, docs,
+                                                       ranking.anchors, confidences(shown))
     else:
         scores = rerank.llm_signal(answer)
         shown = rerank.rerank(ranking, answer, scores, corpus.files, opts.k)
@@ -125,7 +128,16 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
         unknown = rerank.unknown_paths(answer, corpus.files)
         if unknown:
             out.warnings.append(unknown)
-    out.files = [RankedFile(f.path, f.score, dict(f.reasons)) for f in shown]
+    conf = confidences(shown)
+    out.files = [RankedFile(f.path, f.score, dict(f.reasons), c) for f, c in zip(shown, conf,
+                                                                                 strict=True)]
+    if answer is not None:  # an engine's impacts: the confidence of their file
+        by_path = {f.path: f.confidence for f in out.files}
+        for item in out.impacts:
+            item.confidence = by_path.get(item.path, 0.0)
+    if shown and weak_evidence(shown, conf, ranking.matched_terms, len(q.weights)):
+        out.weak_evidence = True
+        out.warnings.append(WEAK_WARNING)
     if not ranking.files:
         out.suggestions = suggest_terms(q, corpus)
     return out

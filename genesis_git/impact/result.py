@@ -4,11 +4,11 @@
 MCP server's ``impact`` tool returns::
 
     {"schema": 1, "requirement": str, "mode": "cross-reference" | "rag",
-     "warnings": [str],
+     "warnings": [str], "weak_evidence": bool,
      "impacts": [{"target", "kind": "file"|"symbol"|"field", "path", "lines": [start, end],
                   "type": "modify"|"add"|"delete", "detail", "evidence": [str],
-                  "score", "reasons": {signal: contribution}}],
-     "files": [{"path", "score", "reasons"}]}
+                  "score", "reasons": {signal: contribution}, "confidence": 0..1}],
+     "files": [{"path", "score", "reasons", "confidence": 0..1}]}
 
 :attr:`ImpactResult.result` is the same without ``schema`` and ``warnings``
 (seed 000's ``run_impact`` dict).
@@ -35,11 +35,13 @@ class Impact:
     evidence: list[str]
     score: float
     reasons: dict[str, float]
+    confidence: float = 0.0  # that of its file (:mod:`genesis_git.impact.confidence`)
 
     def as_dict(self) -> dict[str, Any]:
         return {"target": self.target, "kind": self.kind, "path": self.path,
                 "lines": self.lines, "type": self.type, "detail": self.detail,
-                "evidence": self.evidence, "score": self.score, "reasons": self.reasons}
+                "evidence": self.evidence, "score": self.score, "reasons": self.reasons,
+                "confidence": self.confidence}
 
 
 @dataclass
@@ -47,9 +49,11 @@ class RankedFile:
     path: str
     score: float
     reasons: dict[str, float]  # signal -> contribution; they add up to the score
+    confidence: float = 0.0  # 0..1 (:mod:`genesis_git.impact.confidence`)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "score": self.score, "reasons": self.reasons}
+        return {"path": self.path, "score": self.score, "reasons": self.reasons,
+                "confidence": self.confidence}
 
 
 @dataclass
@@ -64,6 +68,7 @@ class ImpactResult:
     suggestions: list[str] = field(default_factory=list)  # close terms when nothing matched
     prompt: str | None = None  # the prompt for an engine, when one was built
     matched_terms: list[str] = field(default_factory=list)
+    weak_evidence: bool = False  # the best files' evidence is weak (a warning says so)
     schema: int = SCHEMA
 
     @property
@@ -80,6 +85,6 @@ class ImpactResult:
     def to_json(self) -> dict[str, Any]:
         """The result as ``--json`` prints it: :attr:`result` with ``schema`` and ``warnings``."""
         return {"schema": self.schema, "requirement": self.requirement, "mode": self.mode,
-                "warnings": list(self.warnings),
+                "warnings": list(self.warnings), "weak_evidence": self.weak_evidence,
                 "impacts": [i.as_dict() for i in self.impacts],
                 "files": [f.as_dict() for f in self.files]}

@@ -66,14 +66,15 @@ def named_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
     return out
 
 
-def definition_scores(corpus: Corpus, graph: Graph, q: QueryInfo) -> tuple[dict[str, float],
-                                                                           list[Table]]:
-    """Files that define a symbol or a table the requirement names."""
+def definition_scores(corpus: Corpus, graph: Graph, q: QueryInfo,
+                      anchors: set[str] | None = None) -> tuple[dict[str, float], list[Table]]:
+    """Files that define a symbol or a table the requirement names (with ``anchors``, only
+    the symbols among them: :func:`genesis_git.impact.anchors.anchor_tokens`)."""
     out: dict[str, float] = {}
     n = max(len(corpus.files), 1)
     for tok, defs in graph.symbols.items():
         w = q.weights.get(tok)
-        if not w or not q.names(tok):
+        if not w or not q.names(tok) or (anchors is not None and tok not in anchors):
             continue
         defining = sorted({p for p, *_ in defs})
         idf = _idf(n, len(defining))

@@ -10,6 +10,11 @@ def _reasons(f: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v:+.3f}" for k, v in f["reasons"].items())
 
 
+def _conf(f: dict[str, Any], sep: str = "  ") -> str:
+    """`` confidence 0.74`` when the file has one."""
+    return f"{sep}confidence {f['confidence']:.2f}" if f.get("confidence") is not None else ""
+
+
 def _where(item: dict[str, Any]) -> str:
     from genesis_git.text.quoting import quote_path
 
@@ -26,7 +31,7 @@ def text_lines(result: dict[str, Any]) -> list[str]:
 
     out = [f"impact of: {clean(result['requirement']).strip()}  [{result['mode']}]", "", "files:"]
     for i, f in enumerate(result["files"], 1):
-        out.append(f"{i:>3}. {quote_path(f['path'])}  {f['score']:.3f}  ({_reasons(f)})")
+        out.append(f"{i:>3}. {quote_path(f['path'])}  {f['score']:.3f}{_conf(f)}  ({_reasons(f)})")
     out += ["", "impacts:"]
     for item in result["impacts"]:
         out.append(f"  [{item['type']}] {item['kind']} {esc(item['target'])}  {_where(item)}")
@@ -78,7 +83,7 @@ def summary(result: dict[str, Any], warnings: list[str], suggestions: list[str])
     if result["files"]:
         lines.append("files:")
     for i, f in enumerate(result["files"], 1):
-        lines.append(f"{i:>3}. {f['path']}  {f['score']:.3f}  ({_reasons(f)})")
+        lines.append(f"{i:>3}. {f['path']}  {f['score']:.3f}{_conf(f)}  ({_reasons(f)})")
     if result["impacts"]:
         lines.append("impacts:")
     for item in result["impacts"]:

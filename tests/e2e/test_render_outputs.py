@@ -42,6 +42,11 @@ def test_an_impact_report_as_text_markdown_and_the_tools_short_text() -> None:
     assert impact.markdown_lines(result)[4:7] == [
         "| # | file | score | reasons |", "|---|---|---|---|",
         "| 1 | `src/orders.py` | 0.812 | bm25 +0.500, graph +0.312 |"]
+    sure = {**result, "files": [{**result["files"][0], "confidence": 0.734}]}
+    assert impact.text_lines(sure)[3] == (
+        "  1. src/orders.py  0.812  confidence 0.73  (bm25 +0.500, graph +0.312)")
+    assert impact.summary(sure, [], []).splitlines()[2] == (
+        "  1. src/orders.py  0.812  confidence 0.73  (bm25 +0.500, graph +0.312)")
     assert impact.summary(result, ["history skipped"], []).splitlines() == [
         "warning: history skipped",
         "impact of 'add a discount code\\nto orders' [heuristic]", "files:",

@@ -29,7 +29,8 @@ def test_headline_schema_change_ranks_ddl_model_schema_and_template_first(shop: 
     res = impact(REQ, "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert list(data) == ["schema", "requirement", "mode", "warnings", "impacts", "files"]
+    assert list(data) == ["schema", "requirement", "mode", "warnings", "weak_evidence", "impacts",
+                          "files"]
     assert data["schema"] == 1 and data["warnings"] == []
     assert data["requirement"] == REQ and data["mode"] == "cross-reference"
     paths = [f["path"] for f in data["files"]]
@@ -46,10 +47,11 @@ def test_headline_schema_change_ranks_ddl_model_schema_and_template_first(shop: 
     for f in data["files"]:  # reasons break the score into its signals
         assert f["score"] == pytest.approx(sum(f["reasons"].values()), abs=1e-3)
         assert set(f["reasons"]) <= {"text", "path", "named", "definition", "graph", "fields",
-                                     "cochange", "commits", "churn", "story", "penalty"}
+                                     "cochange", "commits", "churn", "story", "penalty",
+                                     "traceback", "bridge", "feedback", "prior"}
     for item in data["impacts"]:
         assert set(item) == {"target", "kind", "path", "lines", "type", "detail", "evidence",
-                             "score", "reasons"}
+                             "score", "reasons", "confidence"}
         assert item["kind"] in ("file", "symbol", "field")
         assert item["type"] in ("modify", "add", "delete")
 
@@ -100,7 +102,8 @@ def test_nothing_matches_says_so_with_close_terms(shop: Path) -> None:
     assert res.exit_code == 1  # nothing found: grep's 1
     assert json.loads(res.stdout) == {"schema": 1,
                                       "requirement": "custmer adress", "mode": "cross-reference",
-                                      "warnings": [], "impacts": [], "files": []}
+                                      "warnings": [], "weak_evidence": False, "impacts": [],
+                                      "files": []}
     assert res.stderr.endswith("genesis: nothing in the index matches 'custmer adress'; close "
                                "terms: address, customer, customer_id\n")
     plain = impact("qwxz")

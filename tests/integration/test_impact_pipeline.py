@@ -61,9 +61,11 @@ def test_run_gives_one_typed_result_and_its_json() -> None:
     assert isinstance(out, ImpactResult) and out.mode == "cross-reference"
     assert [f.path for f in out.files] == ["app/orders.py", "docs/orders.md"]
     data = out.to_json()
-    assert list(data) == ["schema", "requirement", "mode", "warnings", "impacts", "files"]
+    assert list(data) == ["schema", "requirement", "mode", "warnings", "weak_evidence", "impacts",
+                         "files"]
     assert data["schema"] == SCHEMA == 1 and data["warnings"] == []
-    assert {k: v for k, v in data.items() if k not in ("schema", "warnings")} == out.result
+    assert {k: v for k, v in data.items()
+            if k not in ("schema", "warnings", "weak_evidence")} == out.result
     assert out.result == ImpactAgent(rag=_scope().rag, options=ImpactOptions(k=2)).run_impact(
         REQ, scope="p1")
     assert "app/orders.py:2: discount_code = None" in out.impacts[0].evidence

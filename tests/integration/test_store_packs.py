@@ -14,6 +14,7 @@ import pytest
 from genesis_git.impact.agent import ImpactAgent
 from genesis_git.index import packs
 from genesis_git.index.cache import gc, pack_unpacked, read_packs
+from genesis_git.index.facts import FACTS_VERSION
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.providers.embedders import HashingEmbedder
 from genesis_git.search.engine import search
@@ -75,7 +76,7 @@ def test_indexing_writes_packs_and_facts_and_empty_chunk_rows(shop: Path) -> Non
         "LEFT JOIN rag_blob_facts f ON f.blob_id = b.id").fetchall()
     with_chunks = [r for r in rows if r[1] > 0]
     assert len(with_chunks) > 10 and len(rows) > len(with_chunks)  # empty.txt and logo.bin
-    assert all(r[2] == packs.FORMAT and r[3] and r[4] == 2 for r in with_chunks)
+    assert all(r[2] == packs.FORMAT and r[3] and r[4] == FACTS_VERSION for r in with_chunks)
     assert all(r[2] is None for r in rows if r[1] == 0)  # nothing to pack without chunks
     assert ctx.conn.execute("SELECT COUNT(*) FROM rag_chunk_cache WHERE text != '' OR tokens != '' "
                             "OR embedding IS NOT NULL").fetchone()[0] == 0

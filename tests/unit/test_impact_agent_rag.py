@@ -52,7 +52,7 @@ def test_rag_result_has_the_engine_impacts_normalised(mocker: Any) -> None:
     assert out["impacts"] == [{
         "target": "OrderController", "kind": "symbol", "path": "", "lines": [],
         "type": "modify", "detail": "受订单表影响", "evidence": [], "score": 0.5,
-        "reasons": {"llm": 0.5}}]
+        "reasons": {"llm": 0.5}, "confidence": 0.0}]
     assert [f["path"] for f in out["files"]] == ["OrderController.java"]
     assert agent.warnings == []
 

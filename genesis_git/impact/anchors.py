@@ -1,0 +1,162 @@
+"""Signals for issue text: tracebacks, symbol anchors, the source prior, bridges, feedback.
+
+* ``traceback`` — files a traceback's frames or the text's dotted module names
+  name (:mod:`genesis_git.impact.issue`);
+* symbol *anchors* — the query tokens that may stand for a symbol: those
+  written as code (an identifier, a code span, a call, a frame's function),
+  and plain words only when few files define them, so that ``add`` in "add a
+  method" is not ``Poly.add`` while ``discriminant`` is ``Poly.discriminant``;
+* the *prior* of a bug report — documentation, tests, examples and
+  configuration weigh less than source code unless the text names them;
+* the ``bridge`` — a test file that matches leads to the module it tests
+  (``tests/test_core.py`` -> ``core.py``, among the modules it imports);
+* ``feedback`` — pseudo-relevance feedback over the import graph: in a bug
+  report, a file one import away from the best files, which also matches the
+  text, moves up (the symptom shows where the text points, the cause is often
+  one import further; a change description names what it changes, and there
+  feedback cost recall@10 on the commit-message sets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from genesis_git.impact.analyse import QueryInfo
+from genesis_git.impact.graph import Graph
+from genesis_git.impact.issue import frame_paths, module_paths
+
+RARE_SHARE = 0.005  # a plain word is an anchor when at most this share of files define it
+RARE_MIN = 5  # ... or at most this many
+_DOC_DIRS = {"doc", "docs", "documentation", "examples", "example", "samples", "sample",
+             "benchmarks", "bench", ".github"}
+_TEST_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__"}
+_PROSE = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc", "ipynb"}
+_CONFIG = {"toml", "yml", "yaml", "cfg", "ini", "json", "lock", "in"}
+PRIOR = {"doc": 0.45, "test": 0.55, "config": 0.4}
+FEEDBACK_SEEDS = 3  # the best files whose neighbours feedback looks at
+NEVER = frozenset({".genesis.toml"})  # genesis's own settings are never a result
+
+
+def never_a_result(path: str) -> bool:
+    """genesis's own files are never what a requirement changes."""
+    return path in NEVER
+
+
+def is_test(path: str) -> bool:
+    parts = path.lower().split("/")
+    base = parts[-1]
+    return (any(p in _TEST_DIRS for p in parts[:-1]) or base.startswith("test_")
+            or base.rsplit(".", 1)[0].endswith(("_test", "_tests", ".test", ".spec"))
+            or base == "conftest.py")
+
+
+def file_kind(path: str) -> str:
+    """``doc``, ``test``, ``config`` or ``source``, by the path alone."""
+    parts = path.lower().split("/")
+    ext = parts[-1].rsplit(".", 1)[-1] if "." in parts[-1] else ""
+    if is_test(path):
+        return "test"
+    if ext in _PROSE or any(p in _DOC_DIRS for p in parts[:-1]):
+        return "doc"
+    if ext in _CONFIG or parts[-1].startswith("."):
+        return "config"
+    return "source"
+
+
+def anchor_tokens(q: QueryInfo, graph: Graph, n_files: int) -> set[str]:
+    """The query tokens that may stand for a symbol the text means (see the module)."""
+    code = set(q.ident_tokens) | q.issue.code_tokens
+    limit = max(RARE_MIN, int(RARE_SHARE * n_files))
+    out: set[str] = set()
+    for tok in q.weights:
+        defs = graph.symbols.get(tok)
+        if not defs or not q.names(tok):
+            continue
+        if tok in code or len({p for p, *_ in defs}) <= limit:
+            out.add(tok)
+    return out
+
+
+def traceback_scores(q: QueryInfo, paths: list[str]) -> dict[str, float]:
+    """Files a traceback's frames or the text's module names name (0..1)."""
+    out = frame_paths(q.issue.frames, paths)
+    for p, v in module_paths(q.issue.modules, set(paths)).items():
+        out[p] = max(out.get(p, 0.0), 0.8 * v)
+    return out
+
+
+def prior_factor(path: str, q: QueryInfo) -> float:
+    """The multiplier of a file in a bug report: less for docs, tests and configuration that
+    the text does not name; 1.0 for source code and for any other text."""
+    if not q.issue.bug_report:
+        return 1.0
+    kind = file_kind(path)
+    if kind == "source":
+        return 1.0
+    base = path.rsplit("/", 1)[-1]
+    if any(path == h or path.endswith("/" + h) or base == h for h in q.file_hints):
+        return 1.0
+    return PRIOR[kind]
+
+
+def bridge_scores(base: Mapping[str, float], graph: Graph, paths: set[str], top: int = 20
+                  ) -> dict[str, tuple[float, str]]:
+    """Modules that the best-scoring test files test: ``tests/test_core.py`` (or
+    ``core_test.py``) leads to the ``core.py`` it imports, or failing that to the
+    ``core.py`` nearest to it.  Each gets the test's score and its path."""
+    tests = sorted(((s, p) for p, s in base.items() if s > 0 and is_test(p)),
+                   key=lambda x: (-x[0], x[1]))[:top]
+    by_name: dict[str, list[str]] = {}
+    for p in paths:
+        by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
+    out: dict[str, tuple[float, str]] = {}
+    for s, t in tests:
+        base_name = t.rsplit("/", 1)[-1]
+        stem, _, ext = base_name.rpartition(".")
+        name = stem.removeprefix("test_").removesuffix("_test").removesuffix("_tests")
+        if not name or name == stem and not stem.startswith("test"):
+            continue
+        candidates = [p for p in by_name.get(f"{name}.{ext}", []) if not is_test(p)]
+        if not candidates:
+            continue
+        imported = graph.imports_of(t) & set(candidates)
+        chosen = sorted(imported) or _nearest(t, candidates)
+        for p in chosen:
+            if out.get(p, (0.0, ""))[0] < s:
+                out[p] = (s, t)
+    return out
+
+
+def _nearest(test: str, candidates: list[str]) -> list[str]:
+    """The candidates sharing the longest leading folders with ``test`` (ties: all of them)."""
+    parts = test.split("/")
+
+    def shared(p: str) -> int:
+        k = 0
+        for a, b in zip(parts[:-1], p.split("/")[:-1], strict=False):
+            if a != b:
+                break
+            k += 1
+        return k
+
+    best = max(shared(p) for p in candidates)
+    return sorted(p for p in candidates if shared(p) == best) if best else []
+
+
+def feedback_scores(seeds: Mapping[str, float], graph: Graph, text: Mapping[str, float],
+                    top: int = FEEDBACK_SEEDS) -> dict[str, tuple[float, str]]:
+    """Pseudo-relevance feedback over imports: a file that one of the ``top`` best seeds
+    imports, or that imports one among the files the text reached, scores the seed's
+    weight × the square root of its own text score."""
+    out: dict[str, tuple[float, str]] = {}
+    best = sorted(seeds.items(), key=lambda x: (-x[1], x[0]))[:top]
+    for seed, weight in best:
+        near = set(graph.imports_of(seed))
+        near |= {p for p in text if p != seed and seed in graph.imports_of(p)}
+        for p in near:
+            if p == seed:
+                continue
+            v = weight * text.get(p, 0.0) ** 0.5  # a weak match one import away counts
+            if v > out.get(p, (0.0, ""))[0]:
+                out[p] = (v, seed)
+    return out

@@ -1,0 +1,171 @@
+"""What an issue's text says beyond its words: tracebacks, module names, code, a bug report.
+
+A pasted issue names code more precisely than its prose does:
+
+* a Python traceback names files, lines and functions
+  (``File "/usr/lib/python3/site-packages/shop/core.py", line 12, in total``);
+* a dotted name names a module (``shop.core.total``, ``from shop.core import
+  Order``), which a file of the tree may be;
+* code spans and blocks (```` `total()` ````, a fenced block, ``>>>``
+  prompts) name identifiers as code, where the same word in prose is only a
+  word (``add``, ``compute``);
+* code, a traceback or a prompt make the text a *bug report*: what is to
+  change is then source code far more often than documentation, tests or
+  configuration.
+
+:func:`read_issue` reads all of it once; the signals in
+:mod:`genesis_git.impact.anchors` use it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from genesis_git.text.tokens import tokenize
+
+_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([A-Za-z_<][\w<>.]*))?')
+_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,8})")
+_IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:from\s+([\w.]+)\s+import\s+([\w, ()*]+)|import\s+([\w., ]+))",
+                     re.MULTILINE)
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_SPAN = re.compile(r"`([^`\n]{1,200})`")
+_PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:|\$ python)", re.MULTILINE)
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ERROR = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Warning)|Traceback \(most recent call last\))",
+                    re.MULTILINE)
+
+
+@dataclass
+class Frame:
+    path: str  # as written in the traceback
+    line: int
+    function: str | None
+
+
+@dataclass
+class IssueText:
+    """What :func:`read_issue` found in a requirement."""
+
+    frames: list[Frame] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)  # dotted names: shop.core, shop.core.total
+    code_tokens: set[str] = field(default_factory=set)  # whole-identifier tokens written as code
+    bug_report: bool = False  # a traceback, an error line, code or an interpreter prompt
+
+    @property
+    def functions(self) -> list[str]:
+        """The functions a traceback names (its frames, innermost last), without ``<module>``."""
+        seen: dict[str, None] = {}
+        for f in self.frames:
+            if f.function and not f.function.startswith("<"):
+                seen.setdefault(f.function.rsplit(".", 1)[-1], None)
+        return list(seen)
+
+
+def _code_parts(text: str) -> list[str]:
+    """The code of ``text``: fenced blocks, inline spans and interpreter lines."""
+    parts = [m.group(1) for m in _FENCE.finditer(text)]
+    rest = _FENCE.sub(" ", text)
+    parts += [m.group(1) for m in _SPAN.finditer(rest)]
+    parts += [line for line in rest.splitlines() if _PROMPT.match(line)]
+    return parts
+
+
+def read_issue(text: str) -> IssueText:
+    """Tracebacks, module names, code tokens and the bug-report mark of ``text``."""
+    out = IssueText()
+    for m in _FRAME.finditer(text):
+        path = re.sub(r"[\\/]+", "/", m.group(1))
+        out.frames.append(Frame(path, int(m.group(2)), m.group(3)))
+    modules: dict[str, None] = {}
+    for m in _IMPORT.finditer(text):
+        if m.group(1):
+            modules.setdefault(m.group(1), None)
+            for name in re.findall(r"[A-Za-z_]\w*", m.group(2)):
+                modules.setdefault(f"{m.group(1)}.{name}", None)
+        else:
+            for name in m.group(3).split(","):
+                name = name.strip().split(" ")[0]
+                if name:
+                    modules.setdefault(name, None)
+    frameless = _FRAME.sub(" ", text)
+    for m in _DOTTED.finditer(frameless):
+        name = m.group(1)
+        if not re.search(r"\.(?:py|pyi|txt|md|rst|toml|cfg|json|ya?ml|html|js|ts)$", name):
+            modules.setdefault(name, None)
+    out.modules = list(modules)
+    code = _code_parts(text)
+    tokens: set[str] = set()
+    for part in code:
+        for word in _NAME.findall(part):
+            toks = tokenize(word)
+            if toks:
+                tokens.add(toks[0])
+    for m in _CALL.finditer(text):
+        toks = tokenize(m.group(1))
+        if toks:
+            tokens.add(toks[0])
+    for f in out.frames:
+        if f.function:
+            toks = tokenize(f.function.rsplit(".", 1)[-1])
+            if toks:
+                tokens.add(toks[0])
+    out.code_tokens = tokens
+    out.bug_report = bool(out.frames or _ERROR.search(text) or _PROMPT.search(text)
+                          or _FENCE.search(text))
+    return out
+
+
+def frame_paths(frames: list[Frame], paths: list[str]) -> dict[str, float]:
+    """Files of ``paths`` that the traceback's frames name, by the longest matching suffix
+    (an installed ``site-packages/shop/core.py`` is ``src/shop/core.py`` of the tree).
+
+    Later frames (nearer the error) weigh a little more; a name that fits many files
+    of the tree (``__init__.py``) weighs less."""
+    by_name: dict[str, list[str]] = {}
+    for p in paths:
+        by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
+    out: dict[str, float] = {}
+    n = len(frames)
+    for i, f in enumerate(frames):
+        parts = [x for x in f.path.split("/") if x and x != "."]
+        if not parts:
+            continue
+        same = by_name.get(parts[-1], [])
+        best: list[str] = []
+        depth = 0
+        for p in same:
+            pp = p.split("/")
+            k = 0
+            while k < min(len(pp), len(parts)) and pp[-1 - k] == parts[-1 - k]:
+                k += 1
+            if k > depth:
+                best, depth = [p], k
+            elif k == depth:
+                best.append(p)
+        if not best or (depth == 1 and len(best) > 3):
+            continue
+        weight = (0.75 + 0.25 * (i + 1) / n) / len(best)
+        for p in best:
+            out[p] = max(out.get(p, 0.0), weight)
+    return out
+
+
+def module_paths(modules: list[str], paths: set[str]) -> dict[str, float]:
+    """Files that dotted names of the text are: ``shop.core`` -> ``shop/core.py`` (or its
+    ``__init__.py``, or under ``src/``); ``shop.core.total`` names ``shop/core.py`` too, a
+    little less.  The deepest module a name reaches wins."""
+    out: dict[str, float] = {}
+    for name in modules:
+        parts = name.split(".")
+        for cut in range(len(parts), 1, -1):  # a package root alone (shop) says little
+            stem = "/".join(parts[:cut])
+            found = [c for c in (f"{stem}.py", f"{stem}/__init__.py", f"src/{stem}.py",
+                                 f"src/{stem}/__init__.py", f"lib/{stem}.py") if c in paths]
+            if found:
+                weight = 1.0 if cut == len(parts) else 0.8
+                for p in found:
+                    out[p] = max(out.get(p, 0.0), weight)
+                break
+    return out
