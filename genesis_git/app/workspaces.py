@@ -177,15 +177,21 @@ class Workspaces:
             g.close()
 
 
-def max_repos(where: Path) -> int:
-    """``mcp.max_repos`` of the repository around ``where`` (or of the environment)."""
-    from genesis_git.config.settings import load_config
+def repository_root(where: Path) -> Path | None:
+    """The root of the repository around ``where``, or None outside one."""
     from genesis_git.git.repo import find_repo
 
     try:
-        root = find_repo(where).root
+        return find_repo(where).root
     except GenesisError:
-        root = where
+        return None
+
+
+def max_repos(where: Path) -> int:
+    """``mcp.max_repos`` of the repository around ``where`` (or of the environment)."""
+    from genesis_git.config.settings import load_config
+
+    root = repository_root(where) or where
     try:
         return max(1, load_config(root).settings.mcp.max_repos)
     except GenesisError:

@@ -59,14 +59,9 @@ def mcp(
 
 def _repository() -> Path | None:
     """The root of the repository this runs in, if any."""
-    from genesis_git.kernel.errors import GenesisError
+    from genesis_git.app.workspaces import repository_root
 
-    try:
-        from genesis_git.git.repo import find_repo
-
-        return find_repo(Path.cwd()).root
-    except GenesisError:
-        return None
+    return repository_root(Path.cwd())
 
 
 def register(app: typer.Typer) -> None:
