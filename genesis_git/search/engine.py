@@ -147,7 +147,7 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
         for row in order:
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
     rows = _select(idx, order, opts)
-    hits = _hits(ctx.conn, idx, rows, scores, fused, lex, vec, terms, mode, tiers)
+    hits = build_hits(ctx.conn, idx, rows, scores, fused, lex, vec, terms, mode, tiers)
     if not hits:
         warnings.append(_why_empty(idx, mask, opts))
     stats = {"files": len(idx.map.paths), "rows": idx.n_rows,
@@ -180,7 +180,7 @@ def _why_empty(idx: SessionIndex, mask: np.ndarray, opts: SearchOptions) -> str:
     return "no results: no chunk matches the query terms"
 
 
-def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: dict[int, float],
+def build_hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: dict[int, float],
           fused: dict[int, Any], lex: LexicalScores, vec: np.ndarray | None,
           terms: list[QueryTerm], mode: str, tiers: dict[int, str]) -> list[Hit]:
     ids = sorted({int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows})
