@@ -37,9 +37,9 @@ from genesis_git.search.termindex import bm25
 from genesis_git.store.blobs import chunk_details
 from genesis_git.text.tokens import first_token
 
-CANDIDATES = 400
+CANDIDATES = 200
 DEFINITIONS_PER_FILE = 2
-READ_TEXTS = 160
+READ_TEXTS = 40
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")

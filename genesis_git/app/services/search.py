@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 IMPACT_WEIGHT = 1.0
 SEARCH_WEIGHT = 0.5
-FILES_RRF_K = 10
-FILES_POOL = 50  # files each ranking brings to the fusion, at least
+FILES_RRF_K = 20
+FILES_POOL = 50  # files the search brings to the fusion, at least (impact brings k)
 
 
 class Search:
@@ -80,7 +80,7 @@ def ranked_files(ctx: Context, query: str, opts: SearchOptions, result: SearchRe
 
     if result.session_id is None:
         return result
-    impact = impact_run(ctx, query, ImpactOptions(k=max(opts.k, FILES_POOL), rag=False,
+    impact = impact_run(ctx, query, ImpactOptions(k=opts.k, rag=False,
                                                   engine="none"),
                         session_id=result.session_id)
     mine = [fh.path for fh in group_by_file(result.hits)]
