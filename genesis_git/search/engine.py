@@ -32,7 +32,6 @@ from genesis_git.search.session_index import (
     path_tokens,
     session_index,
 )
-from genesis_git.search.termindex import Part, term_hash
 from genesis_git.search.vectors import VectorUnavailable, cosine_rows, query_vector
 from genesis_git.store.blobs import chunk_details
 from genesis_git.text.querybounds import bound_query
@@ -91,34 +90,6 @@ def filter_mask(idx: SessionIndex, opts: SearchOptions) -> np.ndarray:
     return ok[idx.rows_map] if idx.n_rows else np.zeros(0, dtype=bool)
 
 
-def untranslated(idx: SessionIndex, terms: list[QueryTerm]) -> list[QueryTerm]:
-    """``terms`` without the English words of a Chinese word that the session's text holds.
-
-    The lexicon bridges a Chinese query to English code; where the code base itself
-    writes the Chinese word (docs, comments), the word finds its own text and its
-    English words would only add noise."""
-    sources = {t.origin.partition(":")[2] for t in terms if t.origin.startswith("lexicon:")}
-    if not sources:
-        return terms
-    parts = idx.chunk_parts_mult()
-    held: set[str] = set()
-    for src in sources:
-        toks = tokenize(src)
-        if toks and all(_in_session(parts, tok) for tok in toks):
-            held.add(src)
-    return [t for t in terms if not (t.origin.startswith("lexicon:")
-                                     and t.origin.partition(":")[2] in held)]
-
-
-def _in_session(parts: list[Part], token: str) -> bool:
-    h = term_hash(token)
-    for part in parts:
-        docs, _ = part.index.postings(h)
-        if docs.shape[0] and float(part.mult[docs].sum()) > 0:
-            return True
-    return False
-
-
 def _pool(opts: SearchOptions) -> int:
     return max(500, 20 * opts.k) if opts.files else max(100, 10 * opts.k)
 
@@ -135,7 +106,6 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     warnings: list[str] = list(notes)
     mode = opts.mode
     mask = filter_mask(idx, opts)
-    terms = untranslated(idx, terms)
     lex = lexical_scores(idx, terms)
     vec: np.ndarray | None = None
     if mode in ("vector", "hybrid") and idx.n_rows:
