@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 NOTHING_FOUND = ExitCode.USER_ERROR  # grep's and rg's 1: the search ran and found nothing
 
 HELP = """Search the working tree as it is now: BM25 (identifiers split, Chinese bigrams,
-synonyms, path tokens) fused with vector similarity. The session is refreshed
-first (only what changed is read); a repository without a session gets one."""
+synonyms, Chinese words in English, path tokens) fused with vector similarity. One
+identifier as the query lists its definitions first, then one file after another.
+The session is refreshed first (only what changed is read); a repository without a
+session gets one."""
 
 
 def search_cmd(
@@ -28,7 +30,8 @@ def search_cmd(
     mode: Annotated[str | None, typer.Option(
         "--mode", help="hybrid, lexical or vector (default: search.mode).")] = None,
     types: Annotated[list[str] | None, typer.Option(
-        "--type", help="Only this artifact type: REQ, ARCH, API, DB, UI, CODE, OTHER (repeatable).")] = None,
+        "--type", help="Only this artifact type: REQ, ARCH, API, DB, UI, CODE, OTHER (repeatable); "
+                       "CODE keeps every source file, API and DB ones too.")] = None,
     paths: Annotated[list[str] | None, typer.Option(
         "--path", metavar="GLOB", help="Only paths matching this glob, e.g. 'src/**' (repeatable).")] = None,
     component: Annotated[str | None, typer.Option(
@@ -38,7 +41,8 @@ def search_cmd(
     max_staleness: Annotated[float | None, typer.Option(
         "--max-staleness", metavar="SCORE", help="Only files with a staleness score at most this (0 new .. 1 old).")] = None,
     files: Annotated[bool, typer.Option(
-        "--files", help="Group by file: a file's score is its best chunk; chunks listed under it.")] = False,
+        "--files", help="Rank files, with impact's file evidence (text, names, history); "
+                        "each file's matched chunks listed under it.")] = False,
     explain: Annotated[bool, typer.Option(
         "--explain", help="Show each result's score breakdown and matched query terms.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the stable JSON schema.")] = False,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genesis_git.index.cache import chunk_texts
+from genesis_git.index.chunk import CODE_EXTENSIONS
 from genesis_git.index.classify import glob_match
 from genesis_git.providers.embedders import (
     EmbeddingError,
@@ -20,6 +21,7 @@ from genesis_git.providers.embedders import (
     embedder_id,
     get_embedder,
 )
+from genesis_git.search.exact import arrange, identifier_of
 from genesis_git.search.explain import contributions, matched
 from genesis_git.search.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.search.lexical import LexicalScores, lexical_scores
@@ -38,7 +40,7 @@ from genesis_git.text.tokens import QueryTerm, tokenize
 if TYPE_CHECKING:
     from genesis_git.index.session import Context
 
-__all__ = ["analyse", "filter_mask", "search"]
+__all__ = ["analyse", "filter_mask", "search", "type_ok"]
 
 def _path_ok(path: str, patterns: tuple[str, ...]) -> bool:
     for pat in patterns:
@@ -54,13 +56,26 @@ def _owner_ok(owners: str | None, wanted: str) -> bool:
     return any(o.lstrip("@").lower() == want for o in owners.split())
 
 
+def type_ok(artifact_type: str, path: str, wanted: tuple[str, ...]) -> bool:
+    """``artifact_type`` is one of ``wanted``; a source file (by extension) is CODE too, even
+    when its content makes it an API (routes) or DB (models) file: ``--type CODE`` keeps it."""
+    if artifact_type in wanted:
+        return True
+    if "CODE" not in wanted:
+        return False
+    base = path.rsplit("/", 1)[-1]
+    ext = base[base.rfind("."):].lower() if "." in base else ""
+    return ext in CODE_EXTENSIONS and ext != ".sql"  # SQL files are the DB type's own
+
+
 def filter_mask(idx: SessionIndex, opts: SearchOptions) -> np.ndarray:
     """Rows whose file passes every filter of ``opts``."""
     m = idx.map
     ok = np.ones(len(m.paths), dtype=bool)
     if opts.types:
-        ok &= np.fromiter((t in opts.types for t in m.types.tolist()), dtype=bool,
-                          count=len(m.paths))
+        ok &= np.fromiter((type_ok(t, p, opts.types) for t, p in zip(m.types.tolist(), m.paths,
+                                                                      strict=True)),
+                          dtype=bool, count=len(m.paths))
     if opts.paths:
         ok &= np.fromiter((_path_ok(p, opts.paths) for p in m.paths), dtype=bool, count=len(m.paths))
     if opts.component:
@@ -124,8 +139,15 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     else:
         assert vec is not None
         scores = {row: float(vec[row]) for row in lists["vector"]}
-    rows = _select(idx, ordered(idx, scores), opts)
-    hits = _hits(ctx.conn, idx, rows, scores, fused, lex, vec, terms, mode)
+    order = ordered(idx, scores)
+    tiers: dict[int, str] = {}
+    name = identifier_of(query) if mode != "vector" else None
+    if name is not None:  # one identifier: its definitions first, then file after file
+        order, tiers = arrange(ctx.conn, idx, order, mask, name)
+        for row in order:
+            scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
+    rows = _select(idx, order, opts)
+    hits = build_hits(ctx.conn, idx, rows, scores, fused, lex, vec, terms, mode, tiers)
     if not hits:
         warnings.append(_why_empty(idx, mask, opts))
     stats = {"files": len(idx.map.paths), "rows": idx.n_rows,
@@ -158,9 +180,9 @@ def _why_empty(idx: SessionIndex, mask: np.ndarray, opts: SearchOptions) -> str:
     return "no results: no chunk matches the query terms"
 
 
-def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: dict[int, float],
+def build_hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: dict[int, float],
           fused: dict[int, Any], lex: LexicalScores, vec: np.ndarray | None,
-          terms: list[QueryTerm], mode: str) -> list[Hit]:
+          terms: list[QueryTerm], mode: str, tiers: dict[int, str]) -> list[Hit]:
     ids = sorted({int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows})
     details: dict[int, tuple[Any, ...]] = {}
     for row in chunk_details(conn, ids):
@@ -192,6 +214,8 @@ def _hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], scores: 
             "terms": contributions(lex.stats, tokens),
             "path_terms": in_path,
         }
+        if tiers:
+            breakdown["exact"] = tiers.get(r)
         hits.append(Hit(
             chunk_id=cid, path=path, start_line=start, end_line=end,
             section=section, symbol=symbol, artifact_type=str(idx.map.types[m]),

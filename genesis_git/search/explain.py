@@ -71,6 +71,12 @@ def explain_lines(breakdown: dict[str, Any], rrf_k: int, mode: str) -> list[str]
     if mode == "hybrid" and breakdown.get("rrf") is not None:
         parts = [f"1/({rrf_k}+{r})" for r in ranks.values() if r]
         lines.append(f"rrf     {' + '.join(parts) or '0'} = {breakdown['rrf']:.6f}")
+    if breakdown.get("exact"):  # a query that is one identifier (search/exact.py)
+        lines.append(f"exact   {breakdown['exact']}")
+    impact = breakdown.get("impact")
+    if impact:  # --files: impact's reasons for the file
+        shares = sorted(impact.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines.append("impact  " + " + ".join(f"{name} {value:.3f}" for name, value in shares))
     return lines
 
 

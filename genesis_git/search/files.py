@@ -32,15 +32,19 @@ class FileHit:
 
 
 def group_by_file(hits: Iterable[Hit]) -> list[FileHit]:
-    """Group hits by path: best chunk's score first, then path; chunks in score order."""
+    """Group hits by path: best chunk's score first, then path; chunks in score order.
+
+    A hit's ``file_score``, when set (``--files`` ranks files with impact's evidence),
+    is its file's score instead of the best chunk's."""
     groups: dict[str, FileHit] = {}
     for hit in hits:
+        own = hit.file_score if hit.file_score is not None else hit.score
         group = groups.get(hit.path)
         if group is None:
-            groups[hit.path] = FileHit(hit.path, hit.score, [hit])
+            groups[hit.path] = FileHit(hit.path, own, [hit])
         else:
             group.chunks.append(hit)
-            group.score = max(group.score, hit.score)
+            group.score = max(group.score, own)
     for group in groups.values():
         group.chunks.sort(key=lambda h: (-h.score, h.start_line, h.chunk_id))
     return sorted(groups.values(), key=lambda g: (-g.score, g.path))

@@ -51,7 +51,8 @@ def analyse_bounded(config: Config, query: str) -> tuple[list[QueryTerm], list[s
     if not query or not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
     text, left_out = bound_query(query)
-    found, distinct = analyze_query_counted(text, synonym_table(config), MAX_QUERY_TERMS)
+    found, distinct = analyze_query_counted(text, synonym_table(config), MAX_QUERY_TERMS,
+                                            lexicon=True)
     terms = _demote_links(text, found)
     if not terms:
         raise UsageError(f"the query {quoted(query)} has only stopwords: nothing to search for",

@@ -81,6 +81,7 @@ class Hit:
     matched_terms: list[str] = field(default_factory=list)
     kind: str | None = None
     staleness: float | None = None
+    file_score: float | None = None  # the file's own score, when files are ranked as files
 
     @property
     def location(self) -> str:

@@ -156,7 +156,7 @@ def _cjk_tokens(run: str, out: list[str]) -> None:
             piece += ch
 
 
-def _is_cjk(ch: str) -> bool:
+def is_cjk(ch: str) -> bool:
     o = ord(ch)
     return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
             or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF)
@@ -300,7 +300,7 @@ class SynonymTable:
                 for other in members:
                     if other != m and other not in bucket:
                         bucket.append(other)
-                if m and _is_cjk(m[0]) and m not in self._cjk_terms:
+                if m and is_cjk(m[0]) and m not in self._cjk_terms:
                     self._cjk_terms.append(m)
         # longest first, so that 强调色 is found before 色-like short keys
         self._cjk_terms.sort(key=lambda s: (-len(s), s))
@@ -323,6 +323,8 @@ class QueryTerm:
 
 
 SYNONYM_WEIGHT = 0.5
+LEXICON_WEIGHT = 0.5  # an English word that a Chinese word of the query stands for
+MAX_LEXICON_TERMS = 32  # English words the lexicon adds to one query at most
 
 
 def analyze_query(text: str, synonyms: SynonymTable | None = None,
@@ -337,8 +339,14 @@ def analyze_query(text: str, synonyms: SynonymTable | None = None,
 
 
 def analyze_query_counted(text: str, synonyms: SynonymTable | None = None,
-                          max_terms: int | None = None) -> tuple[list[QueryTerm], int]:
-    """:func:`analyze_query`, and the number of distinct words of ``text``."""
+                          max_terms: int | None = None, *, lexicon: bool = False
+                          ) -> tuple[list[QueryTerm], int]:
+    """:func:`analyze_query`, and the number of distinct words of ``text``.
+
+    With ``lexicon``, the Chinese words of ``text`` also bring the English words they
+    stand for (:func:`genesis_git.text.lexicon.expansions`, weight :data:`LEXICON_WEIGHT`,
+    origin ``lexicon:<word>``), at most :data:`MAX_LEXICON_TERMS` of them.
+    """
     table = synonyms if synonyms is not None else default_synonyms()
     terms: dict[str, QueryTerm] = {}
     tokens = tokenize(text)
@@ -359,6 +367,15 @@ def analyze_query_counted(text: str, synonyms: SynonymTable | None = None,
             for tok in unique(tokenize(syn)):
                 if tok not in terms:
                     terms[tok] = QueryTerm(tok, SYNONYM_WEIGHT, f"synonym:{src}")
+    if lexicon and not text.isascii():
+        from genesis_git.text.lexicon import expansions
+
+        added = 0
+        for src, toks in expansions(text):
+            for tok in toks:
+                if tok not in terms and added < MAX_LEXICON_TERMS:
+                    terms[tok] = QueryTerm(tok, LEXICON_WEIGHT, f"lexicon:{src}")
+                    added += 1
     return list(terms.values()), distinct
 
 

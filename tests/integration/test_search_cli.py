@@ -93,8 +93,10 @@ def test_json_schema_file_level(shop: Path) -> None:
     assert len(data["results"]) == 2
     for f in data["results"]:
         assert list(f) == ["path", "score", "type", "component", "owner", "chunks"]
-        assert f["score"] == max(c["score"] for c in f["chunks"])
+        assert f["score"] > 0  # the file's fused rank (search's and impact's), not a chunk's
         assert all("path" not in c for c in f["chunks"])
+    assert [f["score"] for f in data["results"]] == sorted(
+        (f["score"] for f in data["results"]), reverse=True)
 
 
 def test_files_plain_output(shop: Path) -> None:

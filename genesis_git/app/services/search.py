@@ -1,14 +1,33 @@
-"""``g.search``: hybrid retrieval over the worktree's session, as ``genesis search`` runs it."""
+"""``g.search``: hybrid retrieval over the worktree's session, as ``genesis search`` runs it.
+
+With ``--files`` the answer is a ranking of files, and files are what ``genesis
+impact`` ranks, with more evidence than a file's best chunk: the whole file's
+text, its path, the names it defines, the commits that changed it with similar
+messages and the files that change with it.  Search sits below impact in the
+layers, so the two meet here: the search's files and impact's files are fused
+by reciprocal rank (:data:`IMPACT_WEIGHT` for impact's list, :data:`SEARCH_WEIGHT`
+for the search's, ``k =`` :data:`FILES_RRF_K`), and each file shows the chunks
+that matched it (a file that only impact found shows its best or first chunk,
+:func:`genesis_git.search.pinned.path_hits`).  ``--mode vector`` stays a pure
+vector ranking.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from genesis_git.app.workspace import Workspace
+    from genesis_git.index.session import Context
     from genesis_git.search.grep import GrepResult
-    from genesis_git.search.results import SearchOptions, SearchResult
+    from genesis_git.search.results import Hit, SearchOptions, SearchResult
+
+IMPACT_WEIGHT = 1.0
+SEARCH_WEIGHT = 0.5
+FILES_RRF_K = 20
+FILES_POOL = 50  # files the search brings to the fusion, at least (impact brings k)
 
 
 class Search:
@@ -44,7 +63,12 @@ class Search:
             ctx.repo.start_snapshot()  # git works on another core while numpy loads
         from genesis_git.search.fresh import search_fresh
 
-        return search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
+        if not opts.files or opts.mode == "vector":
+            return search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
+        wide = replace(opts, k=max(opts.k, FILES_POOL))
+        result = search_fresh(ctx, query, wide, refresh=refresh, announce=announce)
+        return ranked_files(ctx, query, opts, result)
+
 
     def grep(self, pattern: str, *, regex: bool = False, ignore_case: bool = False,
              paths: tuple[str, ...] = (), k: int | None = None, refresh: bool = True,
@@ -59,3 +83,42 @@ class Search:
         sid = ensure_session(ctx, refresh=refresh, announce=announce)
         return grep(ctx.conn, ctx.repo.root, sid, pattern, regex=regex,
                     ignore_case=ignore_case, paths=paths, k=k)
+
+
+def ranked_files(ctx: Context, query: str, opts: SearchOptions, result: SearchResult
+                 ) -> SearchResult:
+    """``result`` (a ``--files`` search of at least :data:`FILES_POOL` files) with its files
+    ranked by the fusion of its own file order and impact's, cut to ``opts.k`` files."""
+    from genesis_git.impact import ImpactOptions
+    from genesis_git.impact import run as impact_run
+    from genesis_git.search.files import group_by_file
+    from genesis_git.search.pinned import path_hits
+
+    if result.session_id is None:
+        return result
+    impact = impact_run(ctx, query, ImpactOptions(k=opts.k, rag=False,
+                                                  engine="none"),
+                        session_id=result.session_id)
+    mine = [fh.path for fh in group_by_file(result.hits)]
+    theirs = [f.path for f in impact.files]
+    reasons = {f.path: f.reasons for f in impact.files}
+    fused: dict[str, float] = {}
+    for weight, paths in ((IMPACT_WEIGHT, theirs), (SEARCH_WEIGHT, mine)):
+        for rank, path in enumerate(paths, start=1):
+            fused[path] = fused.get(path, 0.0) + weight / (FILES_RRF_K + rank)
+    by_path: dict[str, list[Hit]] = {}
+    for hit in result.hits:
+        by_path.setdefault(hit.path, []).append(hit)
+    missing = [p for p in theirs if p not in by_path]
+    by_path.update(path_hits(ctx, result.session_id, query, missing, opts))
+    order = sorted((p for p in fused if p in by_path), key=lambda p: (-fused[p], p))[:opts.k]
+    hits: list[Hit] = []
+    for path in order:
+        for hit in by_path[path][:opts.chunks_per_file]:
+            hit.file_score = fused[path]
+            if path in reasons:
+                hit.breakdown["impact"] = dict(reasons[path])
+            hits.append(hit)
+    stats = {**result.stats, "impact_files": len(theirs)}
+    warnings = [w for w in result.warnings if not (hits and w.startswith("no results"))]
+    return replace(result, hits=hits, stats=stats, warnings=warnings)

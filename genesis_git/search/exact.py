@@ -1,0 +1,176 @@
+"""A query that is one identifier: its definitions first, then one file after another.
+
+An agent that searches ``url_for`` or ``SESSION_COOKIE_PARTITIONED`` wants what
+``git grep -w`` would show, best first: where the name is defined, then the
+files that use it, not ten chunks of the one file that repeats it most.  So
+when the whole query is one identifier (``url_for``, ``Flask.url_for``,
+``before_request()``, ``ProgressBar``, a name in backticks; a plain lower-case word
+such as ``order`` is a word, not a name), the rows that contain its whole
+token are put in three tiers, each kept in the fused order:
+
+1. **definition** (qualified first, then outside tests): the chunk's symbol is the name (``def url_for``, a method
+   ``Flask.url_for``), or its text defines it (``class``/``def``/``function``/
+   ``const``… *name*, *name* ``=`` or ``:`` at the start of a line, or a quoted
+   key ``"NAME":`` of a mapping);
+2. **name**: the text holds the name exactly as written (case and underscores);
+3. **token**: the text holds only its token (``UrlFor``, ``urlfor``).
+
+After the definitions, the rows of tiers 2 and 3 are taken in rounds, each file's
+best row in the first round, its second in the second, so that the first
+results cover as many of the files that use the name as they can.  Rows that
+match the query otherwise (a path, a part of the name) follow in their order.
+Only the :data:`CANDIDATES` best rows that hold the token are looked at, and the
+text of the first :data:`READ_TEXTS` of them is read.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+
+import numpy as np
+
+from genesis_git.index.cache import chunk_texts
+from genesis_git.search.session_index import SessionIndex
+from genesis_git.search.termindex import bm25
+from genesis_git.store.blobs import chunk_details
+from genesis_git.text.tokens import first_token
+
+CANDIDATES = 200
+DEFINITIONS_PER_FILE = 2
+READ_TEXTS = 40
+DEFINITION, NAME, TOKEN = "definition", "name", "token"
+
+_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_TEST = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$")
+_KEYWORDS = (r"def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
+             r"module|macro|object|record|table|view|procedure|sub|alias")
+
+
+def identifier_of(query: str) -> str | None:
+    """The identifier that ``query`` is, as written (``Flask.url_for``, ``before_request``), or
+    ``None`` when the query is more than one name."""
+    q = query.strip().strip("`").strip()
+    if q.endswith("()"):
+        q = q[:-2]
+    if not q or not _IDENT.fullmatch(q):
+        return None
+    if q.islower() and q.isalnum():  # a plain word (``order``) is a word, not a name
+        return None
+    return q if first_token(_last(q)) else None
+
+
+def _last(name: str) -> str:
+    return re.split(r"\.|::", name)[-1]
+
+
+def _definition(name: str) -> re.Pattern[str]:
+    n = re.escape(name)
+    return re.compile(
+        rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$])"
+        rf"|^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?{n}[ \t]*(?::[^=\n]*)?=(?!=)(?![^\n]*,[ \t]*$)"
+        rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
+        rf"|^[ \t]*{n}[ \t]*:(?!:)",
+        re.MULTILINE)
+
+
+def _symbol_parts(symbol: str | None) -> list[str]:
+    return re.split(r"\.|::|#|/", symbol) if symbol else []
+
+
+def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
+            written: str) -> tuple[list[int], dict[int, str]]:
+    """``rows`` (the fused order) rearranged for the identifier ``written`` (as
+    :func:`identifier_of` gives it), and each looked-at row's tier (see the module).
+
+    A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
+    qualifier too first; at most :data:`DEFINITIONS_PER_FILE` definitions of one file lead,
+    the others join the rounds."""
+    name = _last(written)
+    token = first_token(name)
+    if token is None or idx.n_rows == 0:
+        return list(rows), {}
+    per_chunk, _ = bm25(idx.chunk_parts_mult(), [(token, 1.0)])
+    if not per_chunk:
+        return list(rows), {}
+    score = np.concatenate(per_chunk)[idx.rows_chunk]
+    holds = (score > 0) & mask
+    if not holds.any():
+        return list(rows), {}
+    first = [r for r in rows if holds[r]][:CANDIDATES]
+    if len(first) < CANDIDATES:  # rows that hold the name but missed the fused lists
+        holds[np.asarray(rows, dtype=np.int64)] = False
+        extra = np.flatnonzero(holds)
+        extra = extra[np.argsort(-score[extra], kind="stable")][:CANDIDATES - len(first)]
+        first += [int(r) for r in extra]
+    candidates = first
+    tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written))
+    definitions: list[int] = []
+    per_file: dict[str, int] = {}
+    later: list[int] = []
+    for r in sorted((r for r in candidates if tiers[r] == DEFINITION),
+                    key=lambda r: (r not in qualified, bool(_TEST.search(idx.row_path(r))))):
+        path = idx.row_path(r)
+        per_file[path] = per_file.get(path, 0) + 1
+        (definitions if per_file[path] <= DEFINITIONS_PER_FILE else later).append(r)
+    others = later + [r for r in candidates if tiers[r] == NAME] + [r for r in candidates
+                                                                    if tiers[r] == TOKEN]
+    chosen = set(candidates)
+    tail = [r for r in rows if r not in chosen]
+    return definitions + _rounds(idx, others) + tail, tiers
+
+
+def _qualifier(written: str) -> list[str]:
+    parts = re.split(r"\.|::", written)
+    return parts[-2:] if len(parts) > 1 else []
+
+
+def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: str,
+           qualifier: list[str]) -> tuple[dict[int, str], set[int]]:
+    ids = [int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows]
+    details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
+    read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
+    texts = chunk_texts(conn, read) if read else {}
+    defines = _definition(name)
+    exact = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    out: dict[int, str] = {}
+    qualified: set[int] = set()
+    for row, cid in zip(rows, ids, strict=True):
+        d = details.get(cid)
+        if d is None:  # pragma: no cover - the cache lost a chunk between two statements
+            out[row] = TOKEN
+            continue
+        _, blob_id, ord_, _, _, _, symbol, kind = d
+        parts = _symbol_parts(symbol)
+        if parts and parts[-1] == name and kind in ("function", "class", "method"):
+            out[row] = DEFINITION
+            if qualifier and parts[-len(qualifier):] == qualifier:
+                qualified.add(row)
+            continue
+        chunk_list = texts.get(blob_id)
+        text = chunk_list[ord_] if chunk_list is not None and ord_ < len(chunk_list) else None
+        if text is None:
+            out[row] = TOKEN
+        elif defines.search(text):
+            out[row] = DEFINITION
+            if qualifier and parts and parts[-1] == qualifier[0]:  # the class holds the method
+                qualified.add(row)
+        else:
+            out[row] = NAME if exact.search(text) else TOKEN
+    return out, qualified
+
+
+def _rounds(idx: SessionIndex, rows: list[int]) -> list[int]:
+    """Each file's first row, then each file's second, …; files in order of their first row."""
+    per_file: dict[str, list[int]] = {}
+    for r in rows:
+        per_file.setdefault(idx.row_path(r), []).append(r)
+    out: list[int] = []
+    depth = 0
+    while len(out) < len(rows):
+        for group in per_file.values():
+            if depth < len(group):
+                out.append(group[depth])
+        depth += 1
+    return out

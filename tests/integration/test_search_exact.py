@@ -1,0 +1,117 @@
+"""One identifier as the whole query: definitions first, file after file, and ``--type CODE``
+keeps code that is also an API surface (real repositories, the real session index)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from genesis_git.index.session import ensure_session, open_context
+from genesis_git.search import SearchOptions, search
+from genesis_git.search.exact import identifier_of
+
+from helpers import git
+
+_USES = {
+    f"src/shop/use_{i}.py": (f"from shop.widgets import render_widget\n\n\n"
+                             f"def page_{i}(data):\n    \"\"\"Page {i} of the shop.\"\"\"\n"
+                             f"    return render_widget(data, title='page {i}')\n")
+    for i in range(6)
+}
+_TEMPLATE = "\n\n".join(
+    f"<section id=\"s{i}\">\n  {{{{ render_widget(item_{i}) }}}}\n  "
+    f"{{{{ render_widget(item_{i}, compact=True) }}}}\n</section>" for i in range(60))
+FILES = {
+    "src/shop/widgets.py": (
+        "\"\"\"Widgets of the shop: cards, lists and their layout.\"\"\"\n\n"
+        "import html\n\n\n"
+        "def render_widget(data, title='', compact=False):\n"
+        "    \"\"\"Turn the data of a card into HTML, with its title and layout.\"\"\"\n"
+        + "".join(f"    part_{i} = html.escape(str(data.get('k{i}', '')))\n" for i in range(30))
+        + "    return f'<div>{title}</div>'\n\n\n"
+        "class Widget:\n    def render(self):\n        return 'widget'\n\n\n"
+        "class Banner:\n    def render(self):\n        return 'banner'\n"),
+    "src/shop/config.py": (
+        "DEFAULTS = {\n    \"DEBUG\": False,\n    \"SHOP_COOKIE_PARTITIONED\": False,\n"
+        "    \"SHOP_NAME\": 'shop',\n}\n"),
+    "src/shop/cookies.py": (
+        "def partitioned(app):\n    \"\"\"Whether the cookie is partitioned.\"\"\"\n"
+        + "".join(f"    # SHOP_COOKIE_PARTITIONED note {i}\n" for i in range(3))
+        + "    return app.config['SHOP_COOKIE_PARTITIONED']\n"),
+    "src/shop/views.py": (
+        "from flask import Flask\n\napp = Flask(__name__)\n\n\n"
+        "@app.before_request\ndef load_shop_user():\n    \"\"\"Load the user of the request.\"\"\"\n"
+        "    return None\n\n\n@app.route('/cart')\ndef cart():\n    return 'cart'\n"),
+    "tests/test_cookies.py": (
+        "def test_partitioned(app):\n    app.config.update(\n"
+        "        SHOP_COOKIE_PARTITIONED=True,\n    )\n"
+        "    assert app.config['SHOP_COOKIE_PARTITIONED']\n"),
+    "docs/cookies.md": ("# Cookies\n\n" + "".join(
+        f"## Setting {i}\n\nSet `SHOP_COOKIE_PARTITIONED` to change cookie {i}.\n\n"
+        for i in range(8))),
+    "templates/page.html": _TEMPLATE,
+    **_USES,
+}
+
+pytestmark = pytest.mark.shop(files=FILES)
+
+
+def run(query: str, **kw: object) -> list[tuple[str, str | None, str]]:
+    ctx = open_context()
+    sid = ensure_session(ctx)
+    res = search(ctx, sid, query, SearchOptions(**kw))  # type: ignore[arg-type]
+    return [(h.path, h.symbol, h.artifact_type) for h in res.hits]
+
+
+def grep_files(root: Path, name: str) -> set[str]:
+    return set(git(root, "grep", "-lw", name).split())
+
+
+def test_the_definition_comes_first_not_the_template_that_repeats_the_name(shop: Path) -> None:
+    hits = run("render_widget")
+    assert ("src/shop/widgets.py", "render_widget") in [(p, s) for p, s, _ in hits[:3]], hits
+    assert hits[0][0] != "templates/page.html"
+
+
+def test_the_first_results_cover_the_files_that_use_the_name(shop: Path) -> None:
+    files = grep_files(shop, "render_widget")
+    assert len(files) == 8
+    hits = run("render_widget", k=10)
+    covered = {p for p, _, _ in hits} & files
+    assert len(covered) >= min(5, len(files)), hits
+    per_file = [p for p, _, _ in hits].count("templates/page.html")
+    assert per_file <= 2, hits
+
+
+def test_a_constant_is_found_where_it_is_defined_and_in_every_file(shop: Path) -> None:
+    files = grep_files(shop, "SHOP_COOKIE_PARTITIONED")
+    hits = run("SHOP_COOKIE_PARTITIONED", k=10)
+    assert hits[0][0] == "src/shop/config.py", hits  # the quoted key of the defaults
+    top5 = {p for p, _, _ in hits[:5]}
+    assert top5 >= files - {"docs/cookies.md"} and len(top5 & files) >= min(5, len(files))
+
+
+def test_a_qualified_name_puts_its_own_class_first(shop: Path) -> None:
+    hits = run("Banner.render", k=3)
+    assert hits[0][:2] == ("src/shop/widgets.py", "Banner"), hits  # a small class is one chunk
+    hits = run("`Widget.render()`", k=3)
+    assert hits[0][:2] == ("src/shop/widgets.py", "Widget"), hits
+
+
+def test_type_code_keeps_code_that_is_also_an_api(shop: Path) -> None:
+    everything = run("load_shop_user")
+    assert everything[0][0] == "src/shop/views.py" and everything[0][2] == "API"
+    code = run("load_shop_user", types=("CODE",))
+    assert [p for p, _, _ in code][:1] == ["src/shop/views.py"], code
+    assert run("load_shop_user", types=("API",))[0][0] == "src/shop/views.py"
+    assert all(t != "API" or p.endswith(".py") for p, _, t in run("cart", types=("CODE",)))
+
+
+def test_more_than_one_word_is_not_an_identifier_query() -> None:
+    assert identifier_of("render_widget") == "render_widget"
+    assert identifier_of(" `Flask.url_for()` ") == "Flask.url_for"
+    assert identifier_of("std::vector") == "std::vector"
+    assert identifier_of("ProgressBar") == "ProgressBar" and identifier_of("HTTP2") == "HTTP2"
+    for query in ("render widget", "url_for(x)", "进度条", "", "a.", "the", "order", "progressbar"):
+        assert identifier_of(query) is None, query
