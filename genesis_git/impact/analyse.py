@@ -140,7 +140,7 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
     # a named file counts with the words of its path, not with its extension
     plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
                            if m.group(1) in hints else m.group(0), text)
-    terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS)
+    terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS, lexicon=True)
     counts = Counter(tokenize(plain))
     weights: dict[str, float] = {}
     for t in terms:

@@ -53,3 +53,15 @@ def test_chinese_with_no_english_counterpart_still_says_nothing_matches(tmp_path
     proc = search(root, "鼹鼠")
     assert proc.returncode == 1 and proc.stdout == ""
     assert "no chunk matches" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_impact_reads_a_chinese_requirement_on_english_code_too(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "termui", FILES)
+    proc = subprocess.run([*genesis_cmd(), "impact", "--json", "-k", "3", "进度条 宽度"],
+                          cwd=root, capture_output=True, text=True, encoding="utf-8",
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["files"][0]["path"] == "src/termui.py"
+    assert any(i.get("symbol") == "ProgressBar" or "ProgressBar" in json.dumps(i)
+               for i in out["impacts"]), out["impacts"]
