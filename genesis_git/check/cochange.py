@@ -28,7 +28,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from genesis_git.git.repo import Repo
-from genesis_git.impact.history import HALF_LIFE, MAX_COMMITS, MAX_TX_FILES, History
+from genesis_git.impact.history import (
+    HALF_LIFE,
+    MAX_COMMITS,
+    MAX_TX_FILES,
+    History,
+    transaction_of,
+)
 from genesis_git.store import kv
 from genesis_git.store.connect import transaction
 
@@ -59,14 +65,7 @@ def read_history(repo: Repo, head: str) -> History:
     for commit in repo.log("%H", head, options=("--no-merges", "--no-renames",
                                                 f"--max-count={MAX_COMMITS}")):
         hist.shas.append(commit.header.decode().strip())
-        current: dict[int, None] = {}
-        for path in commit.paths:
-            idx = ids.get(path)
-            if idx is None:
-                idx = ids[path] = len(files)
-                files.append(path)
-            current[idx] = None
-        hist.transactions.append(list(current))
+        hist.transactions.append(transaction_of(commit.paths, files, ids))
     hist.changes = len(hist.transactions)
     return hist
 

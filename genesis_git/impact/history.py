@@ -87,16 +87,22 @@ def _read_log(repo: Repo, head: str) -> History:
         hist.shas.append(sha.decode())
         hist.subjects.append(text.strip().split("\n", 1)[0][:120])
         hist.message_tokens.append(" ".join(tokenize(clean_requirement(text))))
-        current: dict[int, None] = {}  # in order, each once: a commit may touch 50,000 files
-        for path in commit.paths:
-            idx = ids.get(path)
-            if idx is None:
-                idx = ids[path] = len(files)
-                files.append(path)
-            current[idx] = None
-        hist.transactions.append(list(current))
+        hist.transactions.append(transaction_of(commit.paths, files, ids))
     hist.changes = len(hist.transactions)
     return hist
+
+
+def transaction_of(paths: Iterable[str], files: list[str], ids: dict[str, int]) -> list[int]:
+    """A commit's paths as indexes into ``files`` (new paths appended, ``ids`` kept in step),
+    in order and each once: a commit may touch 50,000 files."""
+    current: dict[int, None] = {}
+    for path in paths:
+        idx = ids.get(path)
+        if idx is None:
+            idx = ids[path] = len(files)
+            files.append(path)
+        current[idx] = None
+    return list(current)
 
 
 def load_history(conn: sqlite3.Connection | None, repo: Repo, head: str | None = None) -> History:

@@ -22,14 +22,11 @@ from genesis_git.impact.history import (
 from genesis_git.store import stories as story_rows
 from genesis_git.store.connect import connect
 
-from helpers import git, make_repo, write
+from helpers import commit_files, git, make_repo
 
 
 def commit(root: Path, message: str, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        write(root, rel, text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message)
+    commit_files(root, message, dict(files))
 
 
 @pytest.fixture

@@ -9,16 +9,13 @@ import pytest
 from genesis_git.app.facade import Genesis
 from genesis_git.search import group_by_file
 
-from helpers import git, make_repo, write
+from helpers import commit_files, make_repo
 
 QUERY = "discount rounding in checkout"
 
 
 def commit(root: Path, message: str, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        write(root, rel, text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message)
+    commit_files(root, message, dict(files))
 
 
 @pytest.fixture
