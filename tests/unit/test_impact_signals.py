@@ -9,13 +9,13 @@ from genesis_git.impact.kinds import file_flags, penalty_factor
 from genesis_git.text.tokens import SynonymTable
 
 
-def test_chinese_requirement_brings_english_terms_through_synonyms() -> None:
+def test_chinese_requirement_brings_english_terms_through_synonyms_and_the_glossary() -> None:
     q = analyze("订单表新增字段 discount_code")
     assert q.weights == {
         "订单": 1.0, "单表": 1.0, "表新": 1.0, "新增": 1.0, "增字": 1.0, "字段": 1.0,
         "discountcode": 1.0, "discount": 1.0, "code": 1.0,
         "order": 0.5, "add": 0.5, "field": 0.5, "column": 0.5, "列": 0.5, "折扣": 0.5,
-        "table": 0.5}
+        "table": 0.5, "new": 0.5}  # "new": the glossary's second word for 新增
     assert q.identifiers == ["discount_code"]
     assert q.ident_tokens == {"discountcode": "discount_code"}
     assert (q.intent, q.mentions_table, q.mentions_field) == ("add", True, True)
