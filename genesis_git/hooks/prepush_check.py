@@ -55,14 +55,16 @@ def pushed_ranges(root: str, lines: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def check_push(root: str, store: str, lines: Sequence[Sequence[str]]) -> int:
-    """Warn about what the pushed commits probably forgot; 6 when ``fail_on`` is reached."""
+def check_push(root: str, store: str, lines: Sequence[Sequence[str]],
+               config: Config | None = None) -> int:
+    """Warn about what the pushed commits probably forgot; 6 when ``fail_on`` is reached
+    (``config``: the repository's, when the caller has read it already)."""
     from pathlib import Path
 
     from genesis_git.config.settings import load_config
 
     try:
-        config = load_config(Path(root))
+        config = config or load_config(Path(root))
         if not config.settings.check.pre_push:
             return 0
         return _check(root, store, lines, config)

@@ -243,18 +243,24 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
     lines = [ln.split() for ln in sys.stdin.read().splitlines() if ln.strip()]
     ledger_refs = [p for p in lines if len(p) >= 3 and p[2].startswith("refs/genesis/")]
     remote = args[0] if args else ""
+    from pathlib import Path
+
+    from genesis_git.config.settings import Config, load_config
+
+    config: Config | None = None
+    try:  # read once, for the check and the ledger; a failure is theirs to report
+        config = load_config(Path(repo.root))
+    except Exception:  # the user's push goes on whatever happened here
+        pass
     if lines and len(ledger_refs) < len(lines):  # `[check] pre_push`: opt-in, warns only
         from genesis_git.hooks.prepush_check import check_push
 
-        if check_push(repo.root, store_path(repo), lines):
+        if check_push(repo.root, store_path(repo), lines, config):
             return int(ExitCode.CHECK_FAILED)  # `[check] fail_on`: the shim refuses the push
     try:
-        from pathlib import Path
-
-        from genesis_git.config.settings import load_config
         from genesis_git.stories.ledger.sync import ledger_remotes, remotes, sync
 
-        config = load_config(Path(repo.root))
+        config = config or load_config(Path(repo.root))
         if not config.settings.ledger.share:
             return 0
         names = remotes(repo.root)

@@ -116,8 +116,9 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
             answer = rerank.ask(engine, out.prompt, out.warnings)
     if answer is None:  # evidence, once, for the final ranking
         shown = ranking.files[:opts.k]
+        conf = confidences(shown)
         out.impacts = evidence.cross_reference_impacts(q, ranking.tables, shown, docs,
-                                                       ranking.anchors, confidences(shown))
+                                                       ranking.anchors, conf)
     else:
         scores = rerank.llm_signal(answer)
         shown = rerank.rerank(ranking, answer, scores, corpus.files, opts.k)
@@ -128,7 +129,7 @@ def run(target: Context | Scope, requirement: str, options: ImpactOptions | None
         unknown = rerank.unknown_paths(answer, corpus.files)
         if unknown:
             out.warnings.append(unknown)
-    conf = confidences(shown)
+        conf = confidences(shown)
     out.files = [RankedFile(f.path, f.score, dict(f.reasons), c) for f, c in zip(shown, conf,
                                                                                  strict=True)]
     if answer is not None:  # an engine's impacts: the confidence of their file

@@ -40,7 +40,7 @@ def _edge(x1: int, y1: int, x2: int, y2: int, label: str) -> str:
     return path + text
 
 
-def impact_svg(result: dict[str, Any], *, local: bool = True) -> str:
+def impact_svg(result: dict[str, Any]) -> str:
     """``result`` is :attr:`ImpactResult.result` (``requirement``, ``impacts``, ``files``)."""
     files = result["files"][:FILES]
     shown = {f["path"] for f in files}
@@ -67,13 +67,13 @@ def impact_svg(result: dict[str, Any], *, local: bool = True) -> str:
                    result["requirement"])]
     for f in files:
         nodes.append(_node(COLUMNS[1], file_y[f["path"]], f["path"], "file",
-                           file_href(f["path"]) if local else None,
+                           file_href(f["path"]),
                            f"{f['path']} (score {f['score']:.2f}: {_reasons(f['reasons'], 6)})"))
     for i, s in enumerate(symbols):
         y = 10 + i * ROW + (rows - len(symbols)) * ROW // 2
         at = int(s["lines"][0]) if s["lines"] else None
         nodes.append(_node(COLUMNS[2], y, s["target"], s["kind"],
-                           file_href(s["path"], at) if local else None,
+                           file_href(s["path"], at),
                            f"{s['kind']} {s['target']}: {s['detail']}"))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
             f'width="{WIDTH}" height="{height}" role="img" '
