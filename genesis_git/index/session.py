@@ -19,7 +19,7 @@ from typing import Any
 from genesis_git.config.settings import Config, load_config
 from genesis_git.git.repo import Repo, find_repo
 from genesis_git.index.indexer import IndexReport, Progress, index_session
-from genesis_git.kernel.errors import GenesisError
+from genesis_git.kernel.errors import GenesisError, NotFound
 from genesis_git.store import kv, sessionmap
 from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import checkpoint, connect, store_path, transaction
@@ -163,7 +163,7 @@ def get(ctx: Context, session_id: str) -> sqlite3.Row:
     if row is None:
         known = session_rows.recent_ids(ctx.conn)
         hint = ("known: " + ", ".join(known)) if known else "run `genesis session start`"
-        raise GenesisError(f"unknown session {session_id!r}", hint=hint)
+        raise NotFound(f"unknown session {session_id!r}", hint=hint)
     return row
 
 

@@ -49,6 +49,13 @@ class GenesisError(Exception):
         return self.message
 
 
+class NotFound(GenesisError):
+    """The thing asked for does not exist: an unknown story, session, note or file.
+
+    Its exit code is a user error's (1, as ``git show`` of an unknown revision fails); a
+    door that speaks another protocol tells it apart by its class (HTTP 404)."""
+
+
 class EnvironmentProblem(GenesisError):
     """Git is missing, or the directory is not a usable repository."""
 

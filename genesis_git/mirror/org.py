@@ -12,7 +12,7 @@ import difflib
 from datetime import datetime, timezone
 from typing import Any
 
-from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import NotFound, UsageError
 from genesis_git.kernel.vocabulary import ROLE_ORDER
 from genesis_git.mirror import schema
 
@@ -94,7 +94,7 @@ def _require(conn: Any, story_id: str) -> tuple[Any, ...]:
         (story_id.split("-")[0] + "%",))]
     close = difflib.get_close_matches(story_id, known, n=3, cutoff=0.5)
     hint = ("closest known: " + ", ".join(close)) if close else "see `genesis story list --org`"
-    raise GenesisError(f"unknown story {story_id!r} in the mirror", hint=hint)
+    raise NotFound(f"unknown story {story_id!r} in the mirror", hint=hint)
 
 
 def _commits(conn: Any, story_id: str) -> list[dict[str, Any]]:

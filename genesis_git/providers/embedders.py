@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from genesis_git.kernel.errors import ExitCode, GenesisError
+from genesis_git.kernel.errors import EnvironmentProblem, GenesisError
 from genesis_git.text.tokens import TOKENIZER_VERSION, tokenize
 
 if TYPE_CHECKING:
@@ -42,10 +42,8 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
-class EmbeddingError(GenesisError):
+class EmbeddingError(EnvironmentProblem):
     """The embedding endpoint is unreachable, refused the request or answered badly."""
-
-    exit_code = ExitCode.ENVIRONMENT
 
 
 class HashingEmbedder:

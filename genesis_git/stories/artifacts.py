@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
-from genesis_git.kernel.errors import GenesisError, UsageError
+from genesis_git.kernel.errors import GenesisError, NotFound, UsageError
 from genesis_git.kernel.vocabulary import NOTE_ROLES, ROLE_NOTE
 from genesis_git.store import sessions as session_rows
 from genesis_git.store import stories as story_rows
@@ -142,8 +142,7 @@ def list_artifacts(conn: sqlite3.Connection, repo: Repo,
                                     "or name one with --session")
         session_id = str(current["id"])
     elif ledger.session_row(conn, session_id) is None:
-        raise GenesisError(f"unknown session {session_id!r}",
-                           hint="see `genesis session list`")
+        raise NotFound(f"unknown session {session_id!r}", hint="see `genesis session list`")
     items = [artifact_dict(conn, r) for r in session_rows.notes(conn, session_id)]
     return {"session": session_id, "artifacts": items,
             "unbound": sum(1 for a in items if not a["bound_commit"])}
@@ -172,9 +171,9 @@ def find_note(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
         raise UsageError(f"{ref!r} is not a note id",
                          hint="give the #id that `genesis session artifacts` shows, e.g. 12")
     if row is None:
-        raise GenesisError(f"no note {text} in this clone",
-                           hint="see `genesis session artifacts`, with --session S for an "
-                                "ended session; a retracted note is gone from that list")
+        raise NotFound(f"no note {text} in this clone",
+                       hint="see `genesis session artifacts`, with --session S for an "
+                            "ended session; a retracted note is gone from that list")
     return row
 
 

@@ -380,14 +380,14 @@ def bind_notes(conn: sqlite3.Connection, repo: GitRepo, story_id: str,
                session_id: str | None = None) -> dict[str, Any]:
     """``genesis story bind``: the pending notes of a session (default: every session of
     this worktree) and its ``--doc`` go to an existing story, by hand."""
-    from genesis_git.kernel.errors import GenesisError
+    from genesis_git.kernel.errors import NotFound
 
     ledger.require_record(conn, story_id)
     if session_id is not None:
         row = ledger.session_row(conn, session_id)
         if row is None:
-            raise GenesisError(f"unknown session {session_id!r}",
-                               hint="see `genesis session list --all`")
+            raise NotFound(f"unknown session {session_id!r}",
+                           hint="see `genesis session list --all`")
         sessions = [row]
     else:
         sessions = worktree_sessions(conn, repo)(CommitInfo("", [], "", "", "", 0, "", ""))

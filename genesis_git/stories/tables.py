@@ -237,8 +237,8 @@ def closest_ids(conn: sqlite3.Connection, story_id: str, n: int = 3) -> list[str
 
 
 def require_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row:
-    """The record, or a GenesisError that names the closest known ids."""
-    from genesis_git.kernel.errors import GenesisError
+    """The record, or a :class:`NotFound` that names the closest known ids."""
+    from genesis_git.kernel.errors import NotFound
 
     row = get_record(conn, story_id)
     if row is not None:
@@ -251,7 +251,7 @@ def require_record(conn: sqlite3.Connection, story_id: str) -> sqlite3.Row:
     else:
         hint = ("no stories yet: commit with the id in the subject, "
                 "or run `genesis story rebuild` to read them from git log")
-    raise GenesisError(f"unknown story {story_id!r}", hint=hint)
+    raise NotFound(f"unknown story {story_id!r}", hint=hint)
 
 
 def commit_links(conn: sqlite3.Connection, story_id: str) -> list[sqlite3.Row]:

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from genesis_git.kernel.errors import GenesisError
+from genesis_git.kernel.errors import EnvironmentProblem, GenesisError, MirrorError, NotFound
 from genesis_git.web import data, explore, pages
 from genesis_git.web.html import error_page, page
 
@@ -148,16 +148,14 @@ class Site:
 
     def guarded(self, handler: Callable[[Request], Response]
                 ) -> Callable[[Request], Awaitable[Response]]:
-        """``handler`` with the one error gate of the pages: a user's error is its page (404
-        for an unknown story, 400 for bad input), a bug is 500 and its traceback goes to the
+        """``handler`` with the one error gate of the pages: a user's error is its page, with
+        the status of its class (:func:`status`); a bug is 500 and its traceback goes to the
         log."""
         async def endpoint(request: Request) -> Response:
             try:
                 return handler(request)
             except GenesisError as exc:
-                code = (404 if str(exc).startswith("unknown story")
-                        else 503 if int(exc.exit_code) in (3, 4) else 400)
-                return self.error(code, str(exc))
+                return self.error(status(exc), str(exc))
             except Exception:  # a bug: one line for the reader, the traceback in the log
                 detail = traceback.format_exc()
                 where = self.on_error(detail) if self.on_error else ""
@@ -179,6 +177,17 @@ class Site:
                        Route("/search", self.guarded(self.search)),
                        Route("/file", self.guarded(self.file))]
         return _Guard(Starlette(routes=routes), self.hosts)
+
+
+def status(exc: GenesisError) -> int:
+    """The HTTP status of a user's error, by its class: 404 for a thing that does not exist
+    (an unknown story), 503 when the machine lacks what the page needs (git, the mirror),
+    400 for the rest (bad input)."""
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, (EnvironmentProblem, MirrorError)):
+        return 503
+    return 400
 
 
 def _number(text: str, kind: type, name: str) -> Any:

@@ -68,11 +68,11 @@ class Symbols:
 
     def outline(self, path: str, *, refresh: bool = True) -> dict[str, Any]:
         """The definitions of one file of the session, in line order."""
-        from genesis_git.kernel.errors import GenesisError
+        from genesis_git.kernel.errors import NotFound
 
         _, sid, index = self._index(refresh)
         found = index.outline(path)
         if found is None:
-            raise GenesisError(f"{path}: not a file of this session",
-                               hint="give its path relative to the repository's root")
+            raise NotFound(f"{path}: not a file of this session",
+                           hint="give its path relative to the repository's root")
         return {"path": path, "session": sid, "definitions": [d.as_dict() for d in found]}
