@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -47,11 +46,8 @@ def symbols_cmd(
 
     with Genesis() as g:
         if outline is not None:
-            root = g.workspace.repo.root.resolve()
-            try:  # a path is taken from the current directory, as git takes it
-                rel = (Path.cwd() / outline).resolve().relative_to(root).as_posix()
-            except ValueError:
-                raise UsageError(f"--outline: {outline} is outside the repository") from None
+            # a path is taken from the current directory, as git takes it
+            rel = g.workspace.repo.worktree_path(outline, name="--outline:")
             data = g.symbols.outline(rel, refresh=not no_refresh)
         else:
             assert name is not None

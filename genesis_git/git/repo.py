@@ -179,6 +179,25 @@ class Repo:
             proc.wait()
 
     # -- facts ------------------------------------------------------------
+    def worktree_path(self, given: str, *, base: Path | None = None, name: str,
+                      hint: str | None = None) -> str:
+        """``given`` as the repository names it: relative to its root, with ``/``.
+
+        A relative ``given`` is taken from ``base`` (default: the current folder, as git
+        takes it); a path that resolves outside the root (``..``, a link leading out) or
+        into ``.git`` is a usage error, ``{name} {given} is outside the repository``."""
+        from genesis_git.kernel.errors import UsageError
+
+        root = self.root.resolve()
+        full = Path(given) if Path(given).is_absolute() else (base or Path.cwd()) / given
+        try:
+            rel = full.resolve().relative_to(root)
+        except ValueError:
+            raise UsageError(f"{name} {given} is outside the repository", hint=hint) from None
+        if rel.parts and rel.parts[0] == ".git":
+            raise UsageError(f"{name} {given} is inside .git, not the working tree", hint=hint)
+        return rel.as_posix()
+
     @property
     def project_id(self) -> str:
         """Stable for a clone: the main worktree's folder name."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_types import CallToolResult, ToolAnnotations
@@ -81,16 +80,10 @@ def repo_path(g: Genesis, argument: str, value: str | None) -> str | None:
     if not value.strip() or "\0" in value:
         raise UsageError(f"{argument}: empty path", hint="give a path relative to the "
                                                         "repository's root")
-    root = g.workspace.repo.root.resolve()
-    target = Path(value) if Path(value).is_absolute() else root / value
-    try:
-        rel = target.resolve().relative_to(root)
-    except ValueError:
-        raise UsageError(f"{argument}: {value} is outside the repository",
-                         hint="give a path relative to the repository's root") from None
-    if rel.parts and rel.parts[0] == ".git":
-        raise UsageError(f"{argument}: {value} is inside .git, not the working tree")
-    return str(root / rel)
+    repo = g.workspace.repo
+    rel = repo.worktree_path(value, base=repo.root, name=f"{argument}:",
+                             hint="give a path relative to the repository's root")
+    return str(repo.root.resolve() / rel)
 
 
 def enum(*values: str) -> Callable[[dict[str, Any]], None]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genesis_git.git.repo import Repo
@@ -48,20 +47,6 @@ def author(repo: Repo) -> str | None:
     if name and email:
         return f"{name} <{email}>"
     return name or email
-
-
-def repo_path(repo: Repo, path: str) -> str:
-    """A path as the repository names it (relative to its root, with ``/``)."""
-    full = Path(path) if Path(path).is_absolute() else Path.cwd() / path
-    try:
-        rel = full.resolve().relative_to(repo.root.resolve())
-    except ValueError:
-        raise UsageError(f"--path {path} is outside the repository",
-                         hint="name a file of this repository") from None
-    if rel.parts and rel.parts[0] == ".git":
-        raise UsageError(f"--path {path} is inside .git, not the working tree",
-                         hint="name a file of this repository") from None
-    return rel.as_posix()
 
 
 def check_text(value: str | None, what: str) -> None:
@@ -102,7 +87,8 @@ def add_note(ctx: Context, text: str, *, role: str = ROLE_NOTE, path: str | None
     from genesis_git.index.session import ensure_session
 
     session_id = ensure_session(ctx, refresh=False, announce=announce)
-    rel = repo_path(ctx.repo, path) if path else None
+    rel = (ctx.repo.worktree_path(path, name="--path", hint="name a file of this repository")
+           if path else None)
     from genesis_git.stories.ledger import outbox
 
     stamp = ledger.now()
