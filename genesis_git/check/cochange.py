@@ -10,10 +10,10 @@ any one of its files.  The sum is divided by ``(n(f) + 1) ** SPECIFICITY``, wher
 is how often ``f`` changed at all: a file that changes with everything (``CHANGES.rst``)
 must pair with *these* files more often than with any, not merely often.
 
-The transactions are those of :class:`genesis_git.impact.history.History`, read here
-without the commit messages check does not need (``git log --name-only`` of the base's
-ancestry, at most ``MAX_COMMITS``), and kept in the store under ``check-history:<commit>``
-when there is a store.
+The transactions are those of :class:`genesis_git.impact.history.History`, read by
+``load_history(…, messages=False)`` without the commit messages check does not need
+(``git log --name-only`` of the base's ancestry, at most ``MAX_COMMITS``), and kept in the
+store under ``check-history:<commit>`` when there is a store.
 
 The *confidence* of an item is a probability a reviewer can read: of the past commits that
 touched the change's files (weighted the same way), the share that touched ``f`` too.
@@ -22,62 +22,14 @@ touched the change's files (weighted the same way), the share that touched ``f``
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from genesis_git.git.repo import Repo
-from genesis_git.impact.history import (
-    HALF_LIFE,
-    MAX_COMMITS,
-    MAX_TX_FILES,
-    History,
-    transaction_of,
-)
-from genesis_git.store import kv
-from genesis_git.store.connect import transaction
-
-CACHE_NAMESPACE = "check-history"
-CACHE_KEEP = 4
+from genesis_git.impact.history import HALF_LIFE, MAX_TX_FILES, History
 
 SPECIFICITY = 0.3
 SMOOTHING = 2.0  # added to the denominator of the confidence: two commits are not a habit
-
-
-def cached_history(conn: sqlite3.Connection | None, head: str) -> History | None:
-    """The history of ``head`` kept in the store, if any."""
-    if conn is None:
-        return None
-    data = kv.get_json(conn, CACHE_NAMESPACE, head)
-    try:
-        return History(head, data["files"], data["transactions"], len(data["transactions"]),
-                       data["shas"]) if data else None
-    except (KeyError, TypeError):
-        return None  # a damaged entry is read again
-
-
-def read_history(repo: Repo, head: str) -> History:
-    """The transactions of ``head``'s ancestry, newest first (no merges, no renames)."""
-    files: list[str] = []
-    ids: dict[str, int] = {}
-    hist = History(head, files, [], 0)
-    for commit in repo.log("%H", head, options=("--no-merges", "--no-renames",
-                                                f"--max-count={MAX_COMMITS}")):
-        hist.shas.append(commit.header.decode().strip())
-        hist.transactions.append(transaction_of(commit.paths, files, ids))
-    hist.changes = len(hist.transactions)
-    return hist
-
-
-def keep_history(conn: sqlite3.Connection | None, hist: History) -> None:
-    if conn is None or hist.head is None:
-        return
-    with transaction(conn):
-        kv.put_json(conn, CACHE_NAMESPACE, hist.head, {
-            "files": hist.files, "transactions": hist.transactions, "shas": hist.shas},
-            compact=True)
-        kv.keep_newest(conn, CACHE_NAMESPACE, CACHE_KEEP)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ from genesis_git.check import cochange as cochange_mod
 from genesis_git.check import sources
 from genesis_git.check.change import Change, read_change
 from genesis_git.git.repo import Repo
-from genesis_git.impact.history import History
+from genesis_git.impact.history import History, load_history
 from genesis_git.impact.kinds import file_flags
 
 SCHEMA = "genesis.check/1"
@@ -121,18 +121,13 @@ def check(repo: Repo, rev: str | None = None, options: CheckOptions | None = Non
             return
         found.setdefault(path, []).append(Reason(source, weight, detail))
 
-    history: Future[History] | None = None
-    hist = None
+    hist: History | None = None
     pool = ThreadPoolExecutor(1)
-    if "co-change" in opts.sources and change.head:  # git log runs while the diff is read
-        hist = cochange_mod.cached_history(conn, change.head)
-        if hist is None:
-            history = pool.submit(cochange_mod.read_history, repo, change.head)
-    try:
-        _sources(repo, change, opts, tree, add)
-        if history is not None:
-            hist = history.result()
-            cochange_mod.keep_history(conn, hist)
+    try:  # the other sources read the diff while git log reads the history
+        others = pool.submit(_sources, repo, change, opts, tree, add)
+        if "co-change" in opts.sources and change.head:
+            hist = load_history(conn, repo, change.head, messages=False)
+        others.result()
     finally:
         pool.shutdown(wait=True)
     if hist is not None:

@@ -8,7 +8,9 @@ histories to guide software changes"), the rule ``a → b`` has *support*
 ``n(a, b) / n(a)``.  Large transactions (mass renames, formatting runs) say
 little about coupling and are left out; recent transactions weigh more
 than old ones.  The transactions are cached in ``genesis_kv`` under
-``cochange:<HEAD SHA>``, so a second run at the same HEAD reads no history.
+``cochange:<HEAD SHA>``, so a second run at the same HEAD reads no history;
+a reader that needs no commit messages (``genesis check``) reads them without
+and keeps them under ``check-history:<commit>``.
 
 **Story history.**  Stories of the ledger whose text (title, commit
 subjects, artifact summaries) is similar to the requirement lend their files
@@ -33,9 +35,10 @@ from genesis_git.text.tokens import tokenize
 MAX_COMMITS = 3000  # the most recent commits of HEAD's ancestry that are read
 MAX_TX_FILES = 20  # a commit touching more files is not a coupling signal
 HALF_LIFE = 400.0  # commits after which a transaction weighs half
-CACHE_NAMESPACE = "cochange"
-CACHE_KEEP = 4
-CACHE_VERSION = 2  # cached HEADs kept (several worktrees at different HEADs)
+CACHE_NAMESPACE = "cochange"  # with the commit messages
+PATHS_NAMESPACE = "check-history"  # without them (the name ``genesis check`` gave it first)
+CACHE_KEEP = 4  # cached HEADs kept (several worktrees at different HEADs)
+CACHE_VERSION = 2
 
 
 @dataclass
@@ -76,17 +79,20 @@ class History:
         return self._counts
 
 
-def _read_log(repo: Repo, head: str) -> History:
+def _read_log(repo: Repo, head: str, messages: bool) -> History:
+    """The transactions of ``head``'s ancestry, newest first (no merges, no renames, at most
+    ``MAX_COMMITS``), with each commit's subject and message tokens when ``messages``."""
     files: list[str] = []
     ids: dict[str, int] = {}
     hist = History(head, files, [], 0)
-    for commit in repo.log("%H%x02%B", head, options=("--no-merges", "--no-renames",
-                                                      f"--max-count={MAX_COMMITS}")):
+    for commit in repo.log("%H%x02%B" if messages else "%H", head,
+                           options=("--no-merges", "--no-renames", f"--max-count={MAX_COMMITS}")):
         sha, _, message = commit.header.partition(b"\x02")
-        text = message.decode("utf-8", "replace")
-        hist.shas.append(sha.decode())
-        hist.subjects.append(text.strip().split("\n", 1)[0][:120])
-        hist.message_tokens.append(" ".join(tokenize(clean_requirement(text))))
+        hist.shas.append(sha.decode().strip())
+        if messages:
+            text = message.decode("utf-8", "replace")
+            hist.subjects.append(text.strip().split("\n", 1)[0][:120])
+            hist.message_tokens.append(" ".join(tokenize(clean_requirement(text))))
         hist.transactions.append(transaction_of(commit.paths, files, ids))
     hist.changes = len(hist.transactions)
     return hist
@@ -105,29 +111,53 @@ def transaction_of(paths: Iterable[str], files: list[str], ids: dict[str, int]) 
     return list(current)
 
 
-def load_history(conn: sqlite3.Connection | None, repo: Repo, head: str | None = None) -> History:
-    """HEAD's history (or that of the commit ``head``), from the cache when it has not moved;
-    empty without commits."""
+def _namespace(messages: bool) -> str:
+    return CACHE_NAMESPACE if messages else PATHS_NAMESPACE
+
+
+def _cached(conn: sqlite3.Connection, head: str, messages: bool) -> History | None:
+    """The history of the commit ``head`` kept in the store (``None``: not kept, kept by an
+    older genesis, or damaged; it is read again)."""
+    data = kv.get_json(conn, _namespace(messages), head)
+    if data is None:
+        return None
+    try:
+        if data.get("version") != CACHE_VERSION:
+            return None
+        return History(head, data["files"], data["transactions"], data["changes"],
+                       data["shas"], data["subjects"] if messages else [],
+                       data["tokens"] if messages else [])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _keep(conn: sqlite3.Connection, hist: History, messages: bool) -> None:
+    """Keep ``hist`` in the store, beside the newest ``CACHE_KEEP`` others."""
+    assert hist.head is not None
+    value: dict[str, object] = {"version": CACHE_VERSION, "files": hist.files,
+                                "transactions": hist.transactions, "changes": hist.changes,
+                                "shas": hist.shas}
+    if messages:
+        value.update(subjects=hist.subjects, tokens=hist.message_tokens)
+    namespace = _namespace(messages)
+    with transaction(conn):
+        kv.put_json(conn, namespace, hist.head, value, compact=True)
+        kv.keep_newest(conn, namespace, CACHE_KEEP)
+
+
+def load_history(conn: sqlite3.Connection | None, repo: Repo, head: str | None = None, *,
+                 messages: bool = True) -> History:
+    """HEAD's history (or that of the commit ``head``), from the store when it was read
+    before; empty without commits.  Without ``messages`` (co-change needs none), the commits'
+    messages are neither read nor kept: ``subjects`` and ``message_tokens`` stay empty."""
     head = head or repo.head_sha()
     if head is None:
         return History(None, [], [], 0)
-    if conn is not None:
-        data = kv.get_json(conn, CACHE_NAMESPACE, head)
-        if data is not None:
-            try:
-                if data.get("version") == CACHE_VERSION:
-                    return History(head, data["files"], data["transactions"], data["changes"],
-                                   data["shas"], data["subjects"], data["tokens"])
-            except (ValueError, KeyError, TypeError, AttributeError):
-                pass  # a damaged cache entry is rebuilt below
-    hist = _read_log(repo, head)
-    if conn is not None:
-        value = {"version": CACHE_VERSION, "files": hist.files,
-                 "transactions": hist.transactions, "changes": hist.changes,
-                 "shas": hist.shas, "subjects": hist.subjects, "tokens": hist.message_tokens}
-        with transaction(conn):
-            kv.put_json(conn, CACHE_NAMESPACE, head, value, compact=True)
-            kv.keep_newest(conn, CACHE_NAMESPACE, CACHE_KEEP)
+    hist = _cached(conn, head, messages) if conn is not None else None
+    if hist is None:
+        hist = _read_log(repo, head, messages)
+        if conn is not None:
+            _keep(conn, hist, messages)
     return hist
 
 
