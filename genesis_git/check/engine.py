@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genesis_git.check import cochange as cochange_mod
 from genesis_git.check import sources
@@ -29,6 +29,9 @@ from genesis_git.check.change import Change, read_change
 from genesis_git.git.repo import Repo
 from genesis_git.impact.history import History, load_history
 from genesis_git.impact.kinds import file_flags
+
+if TYPE_CHECKING:
+    from genesis_git.config.schema import CheckSettings
 
 SCHEMA = "genesis.check/1"
 SOURCES = ("co-change", "references", "tests", "story", "docs")
@@ -41,6 +44,30 @@ class CheckOptions:
     min_confidence: float = 0.5
     top: int = 10  # items kept in the result (shown or not)
     sources: tuple[str, ...] = SOURCES
+
+    @classmethod
+    def from_settings(cls, settings: CheckSettings, *, min_confidence: float | None = None,
+                      top: int | None = None, sources: Sequence[str] | None = None
+                      ) -> CheckOptions:
+        """The options of one door (``genesis check``, the MCP tool, the pre-push hook): each
+        value it was given, else the ``[check]`` setting; a value out of range is a usage
+        error that names it."""
+        from genesis_git.kernel.errors import UsageError
+
+        chosen = tuple(sources) if sources is not None else tuple(settings.sources)
+        unknown = [s for s in chosen if s not in SOURCES]
+        if unknown:
+            raise UsageError(f"unknown source {unknown[0]!r}; the sources are "
+                             + ", ".join(SOURCES))
+        opts = cls(
+            min_confidence=settings.min_confidence if min_confidence is None else min_confidence,
+            top=settings.top if top is None else top, sources=chosen)
+        if not 0 <= opts.min_confidence <= 1:
+            raise UsageError(f"--min-confidence must be between 0 and 1 "
+                             f"(got {opts.min_confidence:g})")
+        if opts.top < 1:
+            raise UsageError(f"--top must be at least 1 (got {opts.top})")
+        return opts
 
 
 @dataclass
@@ -78,6 +105,10 @@ class CheckResult:
     def shown(self) -> list[Missing]:
         """The items that clear the confidence threshold."""
         return [m for m in self.missing if m.confidence >= self.min_confidence]
+
+    def fails(self, fail_on: float) -> bool:
+        """Whether a file reached ``fail_on`` (``[check] fail_on``, ``--fail-on``; 0: never)."""
+        return fail_on > 0 and any(m.confidence >= fail_on for m in self.missing)
 
     def to_json(self, *, everything: bool = False) -> dict[str, Any]:
         items = self.missing if everything else self.shown()

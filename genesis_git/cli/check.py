@@ -81,7 +81,7 @@ def check(
         note(f"nothing to check: {result.change.label} has no changes")
     elif not data["missing"]:
         note(render.nothing_missing(data))
-    if limit > 0 and any(m.confidence >= limit for m in result.missing):
+    if result.fails(limit):
         raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
 

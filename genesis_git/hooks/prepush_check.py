@@ -89,15 +89,14 @@ def _check(root: str, store: str, lines: Sequence[Sequence[str]], config: Config
 
         conn = connect(Path(store))
     blocked = False
+    # as `genesis check` builds them, without the story's evidence (the ledger is not read)
+    opts = CheckOptions.from_settings(settings, sources=[s for s in settings.sources
+                                                         if s != "story"])
     try:
         for rev in pushed_ranges(root, lines):
-            opts = CheckOptions(min_confidence=settings.min_confidence, top=settings.top,
-                                sources=tuple(s for s in settings.sources if s != "story"))
             result = check(repo, rev, opts, conn=conn)
             shown = result.shown()
-            if settings.fail_on > 0 and any(m.confidence >= settings.fail_on
-                                            for m in result.missing):
-                blocked = True
+            blocked = result.fails(settings.fail_on) or blocked
             if not shown:
                 continue
             n = len(shown)

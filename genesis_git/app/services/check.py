@@ -1,9 +1,11 @@
 """``g.check``: the files a change probably should have touched and did not.
 
-Every door (``genesis check``, the pre-push hook, the MCP tool ``check``) calls
-:meth:`Check.run`.  The engine (:mod:`genesis_git.check`) reads git; this service adds what
-the workspace knows: the settings, the co-change cache in the store, and the story
-evidence, the impact of the requirement and notes of the stories the commits name.
+``genesis check`` and the MCP tool ``check`` call :meth:`Check.run`; the pre-push hook,
+below this layer, calls the engine with the options built the same way
+(:meth:`~genesis_git.check.CheckOptions.from_settings`).  The engine
+(:mod:`genesis_git.check`) reads git; this service adds what the workspace knows: the
+settings, the co-change cache in the store, and the story evidence, the impact of the
+requirement and notes of the stories the commits name.
 """
 
 from __future__ import annotations
@@ -30,31 +32,18 @@ class Check:
         """Check the change named by ``rev`` (a commit, ``A..B``, ``A...B``), the staged changes
         (``staged``) or the working tree's changes (neither).  ``story`` is a list of story ids,
         ``True`` for those the change's commits name, ``False`` for none."""
-        from genesis_git.check import SOURCES, CheckOptions, check
+        from genesis_git.check import CheckOptions, check
         from genesis_git.check.change import read_change
-        from genesis_git.kernel.errors import UsageError
 
         ws = self._ws
-        settings = ws.config.settings.check
-        chosen = tuple(sources) if sources is not None else settings.sources
-        unknown = [s for s in chosen if s not in SOURCES]
-        if unknown:
-            raise UsageError(f"unknown source {unknown[0]!r}; the sources are "
-                             + ", ".join(SOURCES))
-        opts = CheckOptions(
-            min_confidence=settings.min_confidence if min_confidence is None else min_confidence,
-            top=settings.top if top is None else top, sources=chosen)
-        if not 0 <= opts.min_confidence <= 1:
-            raise UsageError(f"--min-confidence must be between 0 and 1 "
-                             f"(got {opts.min_confidence:g})")
-        if opts.top < 1:
-            raise UsageError(f"--top must be at least 1 (got {opts.top})")
+        opts = CheckOptions.from_settings(ws.config.settings.check, min_confidence=min_confidence,
+                                          top=top, sources=sources)
         repo = ws.repo
         change = change if change is not None else read_change(repo, rev, staged=staged)
         warnings: list[str] = []
         ids: list[str] = []
         found: dict[str, tuple[float, list[str]]] = {}
-        if story is not False and "story" in chosen and change.files:
+        if story is not False and "story" in opts.sources and change.files:
             from genesis_git.check.story import story_evidence, story_ids
 
             ids = list(story) if isinstance(story, list) else story_ids(
