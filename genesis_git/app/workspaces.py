@@ -117,14 +117,6 @@ class Workspaces:
             yield self._opened(root)
         self._trim()
 
-    def get(self, repo: str | None) -> Genesis:
-        """The repository of ``repo``, opened (one caller at a time: see :meth:`using`)."""
-        root = self._root(repo)
-        with self.lock(root):
-            g = self._opened(root)
-        self._trim()
-        return g
-
     def _opened(self, root: Path) -> Genesis:
         """``root`` opened (or reopened when its configuration changed); its lock is held."""
         from genesis_git.app.facade import Genesis

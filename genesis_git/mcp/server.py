@@ -27,7 +27,6 @@ tracebacks of bugs go to the store's ``genesis.log``, as the command line's do
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,16 +92,12 @@ class GenesisTools:
 
     def __init__(self, workspaces: Workspaces):
         self.workspaces = workspaces
-        self._count = threading.Lock()
-        self.calls = 0
 
     def run(self, repo: str | None, work: Callable[[Genesis], tuple[dict[str, Any], str]]
             ) -> CallToolResult:
         from genesis_git.mcp.calls import current
         from genesis_git.mcp.progress import reporting
 
-        with self._count:
-            self.calls += 1
         call = current()
         g: Genesis | None = None
         try:

@@ -102,7 +102,7 @@ class Site:
         notes: list[str] = []
         if story and not q:
             ctx = self.g.stories.context(story)
-            q = data.requirement_text(ctx, data.requirement(self.g, ctx))
+            q = data.requirement_text(ctx, data.requirement(self.g, ctx, html=False))
         result = None
         if q:
             try:

@@ -19,9 +19,10 @@ REQUIREMENT_CHARS = 200_000
 LOOK_AT = 12
 
 
-def requirement(g: Genesis, ctx: dict[str, Any]) -> dict[str, Any] | None:
+def requirement(g: Genesis, ctx: dict[str, Any], *, html: bool = True) -> dict[str, Any] | None:
     """The story's requirement document as recorded (the blob the session named), else as
-    the working tree holds it: ``{"path", "section", "text", "html", "version"}``."""
+    the working tree holds it: ``{"path", "section", "text", "html", "version"}``; without
+    ``html`` (a reader of its text only), ``"html"`` is ``None`` and nothing is rendered."""
     reqs = ctx["artifacts"].get("requirement") or []
     if not reqs:
         return None
@@ -39,7 +40,7 @@ def requirement(g: Genesis, ctx: dict[str, Any]) -> dict[str, Any] | None:
         data = tracked_file(g, art["path"])
         text = data[:REQUIREMENT_CHARS * 4].decode("utf-8", "replace") if data is not None else None
     return {"path": art.get("path"), "section": art.get("section"), "version": version,
-            "text": text, "html": markdown(text) if text is not None else None,
+            "text": text, "html": markdown(text) if html and text is not None else None,
             "by": art.get("created_by"), "project": art.get("project")}
 
 

@@ -88,6 +88,7 @@ def test_one_repository_held_does_not_hold_another(tmp_path: Path) -> None:
         worker.join(60)
     queued.join(60)
     assert waited and waited[0] >= 0.4
-    assert workspaces.get(str(second)).workspace.repo.root == second.resolve()
+    with workspaces.using(str(second)) as g:
+        assert g.workspace.repo.root == second.resolve()
     assert workspaces.roots() == [second.resolve()]  # the limit is kept once first is free
     workspaces.close()
