@@ -52,7 +52,8 @@ def clean_requirement(text: str) -> str:
 # -- query analysis -------------------------------------------------------------
 
 _WORD_RUN = re.compile(r"[A-Za-z0-9_\-]+")
-_WORD = re.compile(r"[A-Za-z]+")
+# plain words apart by spaces, not the parts of an identifier (knowledge_base, pre-commit)
+_PHRASE = re.compile(r"(?<![\w-])[A-Za-z]+(?: +[A-Za-z]+)+(?![\w-])")
 # a directory written as one: /requirements, docs/, src/shop/ (a file name is a file hint)
 _DIR_HINT = re.compile(r"(?<![\w/.:~-])(/?(?:[A-Za-z_][\w.-]*/)*[A-Za-z_][\w-]*/?)(?![\w/.])")
 COMPOUND_WORDS = 200  # the words of a long text whose neighbours are joined
@@ -215,15 +216,20 @@ def compounds(text: str, weights: dict[str, float]) -> dict[str, float]:
     docs" -> ``readthedoc``, "progress bar" -> ``progressbar``), with the smaller weight of
     their words; only what the words are not already.  Which of them the tree has as a
     name is the ranking's to say."""
-    words = [w.lower() for w in _WORD.findall(text)[:COMPOUND_WORDS]]
     out: dict[str, float] = {}
-    for n in (2, 3):
-        for i in range(len(words) - n + 1):
-            toks = tokenize("".join(words[i:i + n]))
-            if len(toks) != 1 or len(toks[0]) < 6 or toks[0] in weights:
-                continue
-            parts = [weights.get(t, 1.0) for w in words[i:i + n] for t in tokenize(w)]
-            out[toks[0]] = max(out.get(toks[0], 0.0), min(parts, default=1.0))
+    budget = COMPOUND_WORDS
+    for m in _PHRASE.finditer(text):
+        words = m.group(0).lower().split()[:budget]
+        budget -= len(words)
+        for n in (2, 3):
+            for i in range(len(words) - n + 1):
+                toks = tokenize("".join(words[i:i + n]))
+                if len(toks) != 1 or len(toks[0]) < 6 or toks[0] in weights:
+                    continue
+                parts = [weights.get(t, 1.0) for w in words[i:i + n] for t in tokenize(w)]
+                out[toks[0]] = max(out.get(toks[0], 0.0), min(parts, default=1.0))
+        if budget <= 0:
+            break
     return out
 
 
