@@ -52,6 +52,11 @@ def clean_requirement(text: str) -> str:
 # -- query analysis -------------------------------------------------------------
 
 _WORD_RUN = re.compile(r"[A-Za-z0-9_\-]+")
+# plain words apart by spaces, not the parts of an identifier (knowledge_base, pre-commit)
+_PHRASE = re.compile(r"(?<![\w-])[A-Za-z]+(?: +[A-Za-z]+)+(?![\w-])")
+# a directory written as one: /requirements, docs/, src/shop/ (a file name is a file hint)
+_DIR_HINT = re.compile(r"(?<![\w/.:~-])(/?(?:[A-Za-z_][\w.-]*/)*[A-Za-z_][\w-]*/?)(?![\w/.])")
+COMPOUND_WORDS = 200  # the words of a long text whose neighbours are joined
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _FILE_HINT = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 _ADD = re.compile(r"新增|增加|添加|加入|加上|\b(?:add|adds|added|adding|new|introduce|introduces|"
@@ -110,6 +115,8 @@ class QueryInfo:
     identifiers: list[str] = field(default_factory=list)  # as written: discount_code, Order.create
     ident_tokens: dict[str, str] = field(default_factory=dict)  # whole-identifier token -> as written
     file_hints: list[str] = field(default_factory=list)  # core.py, src/x/y.py, README.md
+    dir_hints: list[str] = field(default_factory=list)  # requirements, src/shop (no slashes around)
+    compounds: dict[str, float] = field(default_factory=dict)  # "read the docs" -> readthedoc
     intent: str = "modify"  # add | delete | modify
     mentions_table: bool = False
     mentions_field: bool = False
@@ -184,12 +191,46 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         intent = "add"
     return QueryInfo(
         requirement=requirement, terms=terms, weights=weights, identifiers=list(idents),
-        ident_tokens=ident_tokens, file_hints=hints, intent=intent,
+        ident_tokens=ident_tokens, file_hints=hints, dir_hints=dir_hints(text),
+        compounds=compounds(plain, weights), intent=intent,
         mentions_table=bool(_TABLE_WORD.search(text)),
         mentions_field=bool(_FIELD_WORD.search(text)),
         part_tokens=(parts - wholes - _synonym_terms(terms)) & weights.keys(),
         notes=bound_notes(len(requirement), left_out, n_terms, len(weights)),
         issue=read_issue(text))
+
+
+def dir_hints(text: str) -> list[str]:
+    """Directories the text writes as paths: ``/requirements``, ``docs/``, ``src/shop/``
+    (whether the tree has them is the ranking's to say: ``and/or`` names none)."""
+    out: dict[str, None] = {}
+    for m in _DIR_HINT.finditer(text):
+        word = m.group(1)
+        if "/" in word and (name := word.strip("/")) and len(out) < MAX_QUERY_TERMS:
+            out.setdefault(name, None)
+    return list(out)
+
+
+def compounds(text: str, weights: dict[str, float]) -> dict[str, float]:
+    """Two or three neighbouring words written together, as a name would be ("read the
+    docs" -> ``readthedoc``, "progress bar" -> ``progressbar``), with the smaller weight of
+    their words; only what the words are not already.  Which of them the tree has as a
+    name is the ranking's to say."""
+    out: dict[str, float] = {}
+    budget = COMPOUND_WORDS
+    for m in _PHRASE.finditer(text):
+        words = m.group(0).lower().split()[:budget]
+        budget -= len(words)
+        for n in (2, 3):
+            for i in range(len(words) - n + 1):
+                toks = tokenize("".join(words[i:i + n]))
+                if len(toks) != 1 or len(toks[0]) < 6 or toks[0] in weights:
+                    continue
+                parts = [weights.get(t, 1.0) for w in words[i:i + n] for t in tokenize(w)]
+                out[toks[0]] = max(out.get(toks[0], 0.0), min(parts, default=1.0))
+        if budget <= 0:
+            break
+    return out
 
 
 def analyse_requirement(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:

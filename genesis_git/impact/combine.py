@@ -42,6 +42,7 @@ from genesis_git.impact.signals import (
     graph_scores,
     named_scores,
     path_scores,
+    with_compounds,
 )
 
 FEEDBACK_POOL = 200  # the files best on text that feedback may reach
@@ -131,6 +132,8 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
     """Score every file of ``corpus``; the best first, ties by path."""
     w = opts.weights
     off = opts.off()
+    if "path" not in off:
+        q = with_compounds(corpus, q)
     file_text, chunk_best, matched, file_terms = corpus.text_scores(q.weights)
     text_n = _normalise(file_text)
     chunk_n = _normalise(chunk_best)
@@ -237,14 +240,15 @@ def _drop(reasons: dict[str, dict[str, float]], off: set[str]) -> None:
 def _scored(corpus: Corpus, reasons: dict[str, dict[str, float]],
             notes: dict[str, dict[str, list[str]]], flags: dict[str, list[str]],
             w: Weights, prior: Callable[[str], float]) -> list[FileScore]:
-    """Each file that any signal reached: its reasons rounded, its penalty, its prior (a
-    bug report's docs, tests and configuration), its score."""
+    """Each file that any signal reached: its reasons rounded, its penalty (none for a file
+    the requirement names, or a file of a directory it names), its prior (a bug report's
+    docs, tests and configuration), its score."""
     out: list[FileScore] = []
     for p, r in reasons.items():
         raw = sum(r.values())
         if raw <= 0 or never_a_result(p):
             continue
-        factor = penalty_factor(flags[p])
+        factor = 1.0 if r.get("named") else penalty_factor(flags[p])  # named: wanted as it is
         doc = corpus.files[p]
         if doc.artifact_type in ("REQ", "ARCH", "OTHER") and w.doc_factor != 1.0:
             factor *= w.doc_factor

@@ -131,6 +131,7 @@ class Corpus(ABC):
         self._graph: Graph | None = None
         self._vocab: dict[str, str] | None = None
         self._by_length: dict[int, list[str]] | None = None
+        self._path_vocab: set[str] | None = None
 
     def __len__(self) -> int:
         return len(self.files)
@@ -169,6 +170,12 @@ class Corpus(ABC):
         if self._graph is None:
             self._graph = build_graph(self, eager_imports=False)
         return self._graph
+
+    def path_vocabulary(self) -> set[str]:
+        """Every token of every path."""
+        if self._path_vocab is None:
+            self._path_vocab = {t for doc in self.files.values() for t in doc.path_tokens}
+        return self._path_vocab
 
     # -- what the evidence and the prompt read ------------------------------------------
     @abstractmethod

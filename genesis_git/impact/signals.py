@@ -19,6 +19,7 @@ Every signal reads the corpus through its protocol; none changes it.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from genesis_git.impact.analyse import QueryInfo
 from genesis_git.impact.corpus import Corpus
@@ -32,6 +33,14 @@ _idf = bm25.idf
 def _stem_tokens(path: str) -> set[str]:
     base = path.rsplit("/", 1)[-1]
     return set(tokenize(base.split(".", 1)[0] if not base.startswith(".") else base))
+
+
+def with_compounds(corpus: Corpus, q: QueryInfo) -> QueryInfo:
+    """``q`` with the joined words (:attr:`QueryInfo.compounds`) that name a file of the tree
+    (``read the docs`` -> ``.readthedocs.yaml``) among its terms."""
+    vocab = corpus.path_vocabulary()
+    found = {t: w for t, w in q.compounds.items() if t in vocab}
+    return replace(q, weights={**q.weights, **found}) if found else q
 
 
 def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
@@ -53,9 +62,19 @@ def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
     return out
 
 
+DIR_FILES = 20  # a directory the requirement names points at its files when it has at most these
+
+
 def named_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
-    """Files the requirement names outright: 1 for the path (``src/x/y.py``), 0.5 for the name."""
+    """Files the requirement names outright: 1 for the path (``src/x/y.py``), 0.5 for the name,
+    0.5 for each file of a small directory it writes as a path (``/requirements``)."""
     out: dict[str, float] = {}
+    for hint in q.dir_hints:
+        inside = [p for p in corpus.files
+                  if (parent := p.rpartition("/")[0]) == hint or parent.endswith("/" + hint)]
+        if len(inside) <= DIR_FILES:
+            for path in inside:
+                out[path] = max(out.get(path, 0.0), 0.5)
     for path in corpus.files:
         base = path.rsplit("/", 1)[-1]
         for hint in q.file_hints:
