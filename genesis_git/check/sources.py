@@ -27,13 +27,12 @@ from genesis_git.git.repo import Repo
 from genesis_git.impact.graph import resolve_py_imports
 from genesis_git.impact.kinds import file_flags
 from genesis_git.index.chunk import chunk_text, language_of
+from genesis_git.index.classify import is_test_path
 from genesis_git.index.facts import py_import_specs, tables_in_text
 
 DOC_EXT = (".md", ".rst", ".txt", ".adoc", ".markdown")
 SETTINGS_EXT = (".toml", ".ini", ".cfg", ".yaml", ".yml", ".env", ".properties")
 _SETTING = re.compile(r"^[ \t+-]*([A-Za-z_][\w.-]{3,})[ \t]*[=:]", re.MULTILINE)
-_TEST_NAME = re.compile(r"(_test|\.test|\.spec|_spec|^tests?|Tests?)\.\w+$")
-_TEST_DIR = {"test", "tests", "__tests__", "spec", "specs", "testing"}
 _STOP_NAMES = {"__init__", "main", "setup", "test", "tests", "run", "get", "set", "init",
                "self", "name", "value", "data", "type", "args", "kwargs", "config", "update",
                "create", "delete", "close", "open", "read", "write", "call", "load", "save"}
@@ -60,15 +59,6 @@ class Definitions:
     anchors: set[str] = field(default_factory=set)  # tables and setting keys: used by name
 
 
-def is_test(path: str) -> bool:
-    """A test file: under a test folder, or named ``test_*``, ``*_test.*``, ``*.spec.*``,
-    ``*Test.java``, ``tests.py``."""
-    parts = path.split("/")
-    base = parts[-1]
-    return (any(p.lower() in _TEST_DIR for p in parts[:-1]) or base.lower().startswith("test_")
-            or _TEST_NAME.search(base) is not None)
-
-
 def is_doc(path: str) -> bool:
     low = path.lower()
     return low.endswith(DOC_EXT) or low.startswith(("docs/", "doc/")) and language_of(low) in (
@@ -83,7 +73,7 @@ def definitions(repo: Repo, change: Change) -> Definitions:
     """The names the change defined, edited or removed (see the module's doc)."""
     out = Definitions()
     wanted = sorted(p for p in change.files
-                    if not is_test(p) and "changelog" not in file_flags(p))
+                    if not is_test_path(p) and "changelog" not in file_flags(p))
     after = texts(repo, change, [p for p in wanted if change.files[p] != "D"])
     before = texts(repo, change, [p for p in wanted if change.files[p] != "A"], new=False)
     for path in wanted:
@@ -232,7 +222,7 @@ def references(repo: Repo, change: Change, defs: Definitions, hits: dict[str, se
             if is_doc(p):
                 if name in defs.public and "changelog" not in file_flags(p):
                     docs[p].append(name)
-            elif not is_test(p):
+            elif not is_test_path(p):
                 refs[p].append(name)
     imports = _importers(repo, change, sorted(refs, key=lambda p: (-len(refs[p]), p))[:MAX_READ],
                          tree)
@@ -281,14 +271,14 @@ def tests(change: Change, tree: set[str]) -> Found:
     """The tests named for a changed module that the change did not touch."""
     by_stem: dict[str, list[str]] = defaultdict(list)
     for p in tree:
-        if is_test(p):
+        if is_test_path(p):
             base = p.rsplit("/", 1)[-1].split(".", 1)[0].lower()
             for key in {re.sub(r"^tests?_|(_tests?|_spec|tests?)$", "", base), base}:
                 if key:
                     by_stem[key].append(p)
     out: Found = {}
     for path, status in sorted(change.files.items()):
-        if status == "D" or is_test(path) or language_of(path) != "python" and not re.search(
+        if status == "D" or is_test_path(path) or language_of(path) != "python" and not re.search(
                 r"\.(js|ts|tsx|jsx|go|rs|java|kt|rb|php|cs|c|cc|cpp|h|swift|scala)$", path):
             continue
         stem = _stem(path).lower()

@@ -24,12 +24,12 @@ from collections.abc import Mapping
 from genesis_git.impact.analyse import QueryInfo
 from genesis_git.impact.graph import Graph
 from genesis_git.impact.issue import frame_paths, module_paths
+from genesis_git.index.classify import is_test_path
 
 RARE_SHARE = 0.005  # a plain word is an anchor when at most this share of files define it
 RARE_MIN = 5  # ... or at most this many
 _DOC_DIRS = {"doc", "docs", "documentation", "examples", "example", "samples", "sample",
              "benchmarks", "bench", ".github"}
-_TEST_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__"}
 _PROSE = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc", "ipynb"}
 _CONFIG = {"toml", "yml", "yaml", "cfg", "ini", "json", "lock", "in"}
 PRIOR = {"doc": 0.45, "test": 0.55, "config": 0.4}
@@ -42,19 +42,11 @@ def never_a_result(path: str) -> bool:
     return path in NEVER
 
 
-def is_test(path: str) -> bool:
-    parts = path.lower().split("/")
-    base = parts[-1]
-    return (any(p in _TEST_DIRS for p in parts[:-1]) or base.startswith("test_")
-            or base.rsplit(".", 1)[0].endswith(("_test", "_tests", ".test", ".spec"))
-            or base == "conftest.py")
-
-
 def file_kind(path: str) -> str:
     """``doc``, ``test``, ``config`` or ``source``, by the path alone."""
     parts = path.lower().split("/")
     ext = parts[-1].rsplit(".", 1)[-1] if "." in parts[-1] else ""
-    if is_test(path):
+    if is_test_path(path):
         return "test"
     if ext in _PROSE or any(p in _DOC_DIRS for p in parts[:-1]):
         return "doc"
@@ -104,7 +96,7 @@ def bridge_scores(base: Mapping[str, float], graph: Graph, paths: set[str], top:
     """Modules that the best-scoring test files test: ``tests/test_core.py`` (or
     ``core_test.py``) leads to the ``core.py`` it imports, or failing that to the
     ``core.py`` nearest to it.  Each gets the test's score and its path."""
-    tests = sorted(((s, p) for p, s in base.items() if s > 0 and is_test(p)),
+    tests = sorted(((s, p) for p, s in base.items() if s > 0 and is_test_path(p)),
                    key=lambda x: (-x[0], x[1]))[:top]
     by_name: dict[str, list[str]] = {}
     for p in paths:
@@ -116,7 +108,7 @@ def bridge_scores(base: Mapping[str, float], graph: Graph, paths: set[str], top:
         name = stem.removeprefix("test_").removesuffix("_test").removesuffix("_tests")
         if not name or name == stem and not stem.startswith("test"):
             continue
-        candidates = [p for p in by_name.get(f"{name}.{ext}", []) if not is_test(p)]
+        candidates = [p for p in by_name.get(f"{name}.{ext}", []) if not is_test_path(p)]
         if not candidates:
             continue
         imported = graph.imports_of(t) & set(candidates)

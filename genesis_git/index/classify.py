@@ -158,8 +158,27 @@ def artifact_type(path: str, hint: str | None, rules: Mapping[str, str] | None =
     return "OTHER"
 
 
+TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__"})
+_TEST_NAME = re.compile(r"(?:_tests?|\.test|\.spec|_spec|^tests?|Tests?)\.\w+$")
+
+
+def is_test_path(path: str) -> bool:
+    """A test file, by its path alone: under a test folder (``tests/``, ``testing/``,
+    ``spec/``, ``__tests__/``), or named ``test_*``, ``*_test.*``, ``*.spec.*``,
+    ``*Test.java``, ``tests.py`` or ``conftest.py``.  What impact's prior, check's tests
+    and the ordering of exact names and definitions call a test."""
+    parts = path.split("/")
+    base = parts[-1]
+    return (any(p.lower() in TEST_DIRS for p in parts[:-1]) or base.lower().startswith("test_")
+            or base == "conftest.py" or _TEST_NAME.search(base) is not None)
+
+
 def _is_test(path: str) -> bool:
-    """Tests hold DDL and routes as fixtures; their content never makes them DB or API."""
+    """Tests hold DDL and routes as fixtures; their content never makes them DB or API.
+
+    Narrower than :func:`is_test_path` on purpose: sessions keep the artifact type of an
+    unchanged file, so widening this rule would leave older sessions disagreeing with new
+    ones."""
     base = path.rsplit("/", 1)[-1]
     return (base.startswith("test_") or base.endswith(("_test.py", ".test.js", ".test.ts",
                                                        ".spec.ts", ".spec.js"))

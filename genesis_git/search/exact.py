@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from genesis_git.index.cache import chunk_texts
+from genesis_git.index.classify import is_test_path
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
 from genesis_git.store.blobs import chunk_details
@@ -43,7 +44,6 @@ READ_TEXTS = 40
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
-_TEST = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$")
 _KEYWORDS = (r"def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
              r"module|macro|object|record|table|view|procedure|sub|alias")
 
@@ -110,7 +110,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     per_file: dict[str, int] = {}
     later: list[int] = []
     for r in sorted((r for r in candidates if tiers[r] == DEFINITION),
-                    key=lambda r: (r not in qualified, bool(_TEST.search(idx.row_path(r))))):
+                    key=lambda r: (r not in qualified, is_test_path(idx.row_path(r)))):
         path = idx.row_path(r)
         per_file[path] = per_file.get(path, 0) + 1
         (definitions if per_file[path] <= DEFINITIONS_PER_FILE else later).append(r)

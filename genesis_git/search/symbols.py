@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genesis_git.index.classify import is_test_path
 from genesis_git.search.grep import GrepMatch, grep
 
 if TYPE_CHECKING:
@@ -108,9 +109,7 @@ class SymbolIndex:
 
 def _definition_rank(d: Definition) -> tuple[int, int, str, int]:
     """Code before tests, tests before docs and the rest; then path and line."""
-    low = d.path.lower()
-    test = "test" in low.rsplit("/", 1)[-1] or "/tests/" in f"/{low}"
-    return (1 if test else 0, d.path.count("/"), d.path, d.line)
+    return (1 if is_test_path(d.path) else 0, d.path.count("/"), d.path, d.line)
 
 
 def candidate_paths(idx: SessionIndex, name: str) -> set[str] | None:

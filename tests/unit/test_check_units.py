@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from genesis_git.check.change import _unquote
 from genesis_git.check.cochange import cochange
-from genesis_git.check.sources import is_doc, is_test
+from genesis_git.check.sources import is_doc
 from genesis_git.impact.history import History
+from genesis_git.index.classify import is_test_path
 from genesis_git.render.check import markdown_lines, md, text_lines
 
 
@@ -41,12 +42,15 @@ def test_a_sweeping_commit_is_not_a_pairing() -> None:
     assert cochange(hist, ["a.py"]) == {}
 
 
-def test_names_of_tests_and_docs() -> None:
+def test_one_rule_names_tests_and_docs() -> None:
     for path in ("tests/test_order.py", "pkg/order_test.go", "web/order.spec.ts",
-                 "src/test/java/OrderTest.java", "app/tests.py"):
-        assert is_test(path), path
-    for path in ("src/click/testing.py", "contest.py", "src/latest.py"):
-        assert not is_test(path), path
+                 "src/test/java/OrderTest.java", "app/tests.py", "conftest.py",
+                 "sympy/testing/runtests.py", "src/OrderTests.java", "lib/order_tests.py",
+                 "spec/order_spec.rb", "ui/__tests__/cart.js"):
+        assert is_test_path(path), path
+    for path in ("src/click/testing.py", "contest.py", "src/latest.py", "pytest_plugin.py",
+                 "src/attest.py", "docs/testing.rst"):
+        assert not is_test_path(path), path
     assert is_doc("docs/usage.md") and is_doc("README.rst") and not is_doc("docs/conf.py")
 
 
