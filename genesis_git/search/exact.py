@@ -28,12 +28,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from genesis_git.index.cache import chunk_texts
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
+from genesis_git.search.texts import texts_at
 from genesis_git.store.blobs import chunk_details
 from genesis_git.text.tokens import first_token
 
@@ -65,6 +67,7 @@ def _last(name: str) -> str:
     return re.split(r"\.|::", name)[-1]
 
 
+@lru_cache(maxsize=256)
 def _definition(name: str) -> re.Pattern[str]:
     n = re.escape(name)
     return re.compile(
@@ -131,34 +134,78 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     ids = [int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
-    texts = chunk_texts(conn, read) if read else {}
-    defines = _definition(name)
-    exact = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
     out: dict[int, str] = {}
     qualified: set[int] = set()
+    unread: list[tuple[int, tuple[Any, ...]]] = []
     for row, cid in zip(rows, ids, strict=True):
         d = details.get(cid)
         if d is None:  # pragma: no cover - the cache lost a chunk between two statements
             out[row] = TOKEN
             continue
-        _, blob_id, ord_, _, _, _, symbol, kind = d
-        parts = _symbol_parts(symbol)
-        if parts and parts[-1] == name and kind in ("function", "class", "method"):
+        parts = _symbol_parts(d[6])
+        if parts and parts[-1] == name and d[7] in ("function", "class", "method"):
             out[row] = DEFINITION
             if qualifier and parts[-len(qualifier):] == qualifier:
                 qualified.add(row)
-            continue
-        chunk_list = texts.get(blob_id)
-        text = chunk_list[ord_] if chunk_list is not None and ord_ < len(chunk_list) else None
-        if text is None:
-            out[row] = TOKEN
-        elif defines.search(text):
-            out[row] = DEFINITION
-            if qualifier and parts and parts[-1] == qualifier[0]:  # the class holds the method
-                qualified.add(row)
+        elif d[1] in read:  # the text of a blob of the first candidates is looked at
+            unread.append((row, d))
         else:
-            out[row] = NAME if exact.search(text) else TOKEN
+            out[row] = TOKEN
+    wanted: dict[int, set[int]] = {}
+    for _, d in unread:
+        wanted.setdefault(d[1], set()).add(d[2])
+    texts = texts_at(conn, wanted) if wanted else {}
+    for row, d in unread:
+        text = texts.get((d[1], d[2]))
+        tier = TOKEN if text is None else _text_tier(text, name)
+        out[row] = tier
+        parts = _symbol_parts(d[6])
+        if tier == DEFINITION and qualifier and parts and parts[-1] == qualifier[0]:
+            qualified.add(row)  # the class holds the method
     return out, qualified
+
+
+def _text_tier(text: str, name: str) -> str:
+    """``text``'s tier for ``name``: the definition and whole-name patterns are only tried on
+    the lines that hold the name (with the line of a keyword above it, :func:`_around`),
+    where every match of theirs lies, and never on a text without it."""
+    if name not in text:
+        return TOKEN
+    windows = _around(text, name)
+    if any(_definition(name).search(w) for w in windows):
+        return DEFINITION
+    exact = _whole(name)
+    return NAME if any(exact.search(w) for w in windows) else TOKEN
+
+
+def _around(text: str, name: str) -> list[str]:
+    """Each line of ``text`` that holds ``name``, from the start of the last line above it
+    that is not blank (a keyword there reaches the name over white space) to its end.
+
+    Every window starts at a line's start and ends at a line's end, so ``^``, ``$``,
+    ``\\b`` and the lookarounds of :func:`_definition` see at its edges what they see in
+    the whole text; a match of those patterns spans one line, or a keyword's line, blank
+    lines and the name's line."""
+    out: list[str] = []
+    pos = text.find(name)
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        while start > 0:  # back over blank lines to a line that is not blank
+            above = text.rfind("\n", 0, start - 1) + 1
+            blank = text[above:start - 1].isspace() or above == start - 1
+            start = above
+            if not blank:
+                break
+        out.append(text[start:end])
+        pos = text.find(name, end)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _whole(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
 def _rounds(idx: SessionIndex, rows: list[int]) -> list[int]:
