@@ -67,15 +67,36 @@ def _last(name: str) -> str:
     return re.split(r"\.|::", name)[-1]
 
 
+def _after_keyword(n: str) -> str:
+    return rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$])"
+
+
+def _at_line_start(n: str) -> str:
+    return (rf"^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?{n}[ \t]*(?::[^=\n]*)?=(?!=)"
+            rf"(?![^\n]*,[ \t]*$)"
+            rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
+            rf"|^[ \t]*{n}[ \t]*:(?!:)")
+
+
 @lru_cache(maxsize=256)
 def _definition(name: str) -> re.Pattern[str]:
+    """What defines ``name`` in a text (see the module); :func:`_text_tier` tries its two
+    halves, :func:`_keyword_definition` and :func:`_line_definition`, one after the other."""
     n = re.escape(name)
-    return re.compile(
-        rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$])"
-        rf"|^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?{n}[ \t]*(?::[^=\n]*)?=(?!=)(?![^\n]*,[ \t]*$)"
-        rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
-        rf"|^[ \t]*{n}[ \t]*:(?!:)",
-        re.MULTILINE)
+    return re.compile(f"{_after_keyword(n)}|{_at_line_start(n)}", re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def _keyword_definition(name: str) -> re.Pattern[str]:
+    return re.compile(_after_keyword(re.escape(name)), re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def _line_definition(name: str) -> re.Pattern[str]:
+    return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
+
+
+_KEYWORD_WORDS = tuple(_KEYWORDS.split("|"))
 
 
 def _symbol_parts(symbol: str | None) -> list[str]:
@@ -168,12 +189,16 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
 def _text_tier(text: str, name: str) -> str:
     """``text``'s tier for ``name``: the definition and whole-name patterns are only tried on
     the lines that hold the name (with the line of a keyword above it, :func:`_around`),
-    where every match of theirs lies, and never on a text without it."""
+    where every match of theirs lies, never on a text without the name, and the keyword
+    half of :func:`_definition` only where a keyword is."""
     if name not in text:
         return TOKEN
     windows = _around(text, name)
-    if any(_definition(name).search(w) for w in windows):
-        return DEFINITION
+    at_start, after_keyword = _line_definition(name), _keyword_definition(name)
+    for w in windows:
+        if at_start.search(w) or (any(k in w for k in _KEYWORD_WORDS) and
+                                  after_keyword.search(w)):
+            return DEFINITION
     exact = _whole(name)
     return NAME if any(exact.search(w) for w in windows) else TOKEN
 
