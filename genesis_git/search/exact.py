@@ -96,8 +96,6 @@ def _line_definition(name: str) -> re.Pattern[str]:
     return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
 
 
-_KEYWORD_WORDS = tuple(_KEYWORDS.split("|"))
-
 
 def _symbol_parts(symbol: str | None) -> list[str]:
     return re.split(r"\.|::|#|/", symbol) if symbol else []
@@ -189,16 +187,14 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
 def _text_tier(text: str, name: str) -> str:
     """``text``'s tier for ``name``: the definition and whole-name patterns are only tried on
     the lines that hold the name (with the line of a keyword above it, :func:`_around`),
-    where every match of theirs lies, never on a text without the name, and the keyword
-    half of :func:`_definition` only where a keyword is."""
+    where every match of theirs lies, and never on a text without the name; the two halves
+    of :func:`_definition` are tried apart (cheaper than the whole pattern)."""
     if name not in text:
         return TOKEN
     windows = _around(text, name)
     at_start, after_keyword = _line_definition(name), _keyword_definition(name)
-    for w in windows:
-        if at_start.search(w) or (any(k in w for k in _KEYWORD_WORDS) and
-                                  after_keyword.search(w)):
-            return DEFINITION
+    if any(at_start.search(w) or after_keyword.search(w) for w in windows):
+        return DEFINITION
     exact = _whole(name)
     return NAME if any(exact.search(w) for w in windows) else TOKEN
 
