@@ -190,7 +190,7 @@ def build_hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], sco
     wanted: dict[int, set[int]] = {}
     for detail in details.values():
         wanted.setdefault(detail[1], set()).add(detail[2])
-    texts = texts_at(conn, wanted)
+    texts = texts_at(conn, wanted, idx.texts)
     hits: list[Hit] = []
     for r in rows:
         cid = int(idx.chunk_ids[int(idx.rows_chunk[r])])

@@ -173,7 +173,7 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     wanted: dict[int, set[int]] = {}
     for _, d in unread:
         wanted.setdefault(d[1], set()).add(d[2])
-    texts = texts_at(conn, wanted) if wanted else {}
+    texts = texts_at(conn, wanted, idx.texts) if wanted else {}
     for row, d in unread:
         text = texts.get((d[1], d[2]))
         tier = TOKEN if text is None else _text_tier(text, name)

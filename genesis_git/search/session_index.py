@@ -48,6 +48,7 @@ from genesis_git.search.base.file import (
     stream_base,
 )
 from genesis_git.search.termindex import Part
+from genesis_git.search.texts import TextMemo
 from genesis_git.store import sessionmap
 from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import search_base_path, store_file
@@ -92,6 +93,7 @@ class SessionIndex:
     _chunk_ids: np.ndarray | None = field(default=None, repr=False)
     _starts: np.ndarray | None = field(default=None, repr=False)
     _file_norm: np.ndarray | None = field(default=None, repr=False)
+    texts: TextMemo = field(default_factory=TextMemo, repr=False)  # chunk texts read lately
 
     @property
     def n_rows(self) -> int:

@@ -79,3 +79,17 @@ def test_a_pack_is_decoded_only_for_the_chunks_asked_and_as_decode_texts_does() 
     assert decode_texts_at(encode_texts([]), [0]) == {}
     big = [("x" * 50_000) + str(i) for i in range(40)]  # more than zlib gives in one step
     assert decode_texts_at(encode_texts(big), [39]) == {39: big[39]}
+
+
+def test_the_text_memo_keeps_the_latest_texts_within_its_characters() -> None:
+    from genesis_git.search.texts import TextMemo
+
+    memo = TextMemo(limit=10)
+    memo.put((1, 0), "abcd")
+    memo.put((1, 1), "efgh")
+    assert memo.get((1, 0)) == "abcd"  # now the latest used
+    memo.put((2, 0), "ijk")  # 11 characters: the least recently used one goes
+    assert memo.get((1, 1)) is None
+    assert (memo.get((1, 0)), memo.get((2, 0))) == ("abcd", "ijk")
+    memo.put((3, 0), "x" * 11)  # longer than the memo: never kept
+    assert memo.get((3, 0)) is None and len(memo) == 2
