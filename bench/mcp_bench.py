@@ -10,7 +10,8 @@ client so that the figures are the server's, not a client library's:
   impact corpus are loaded cold), for search and for impact;
 * warm calls: ``search`` over the 50 queries of ``search_bench.py`` ×
   ``--rounds``, ``impact`` over 12 requirements × 2, as tool-call round trips:
-  p50 and p95;
+  p50 and p95; the search's first round apart too (each query once: the server keeps
+  the chunk texts it read, so a repeated query reads none);
 * a 100 KB query (a pasted log) through both tools;
 * the server's resident memory after 100 calls (and its peak);
 * calls on one repository while another repository's first index runs in the same
@@ -263,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         for q in queries:
             search_t.append(server.call("search", {"query": q}))
             count()
+    first_round = search_t[:len(queries)]  # each query once: no text read by the same query
     for _ in range(2):
         for r in requirements:
             impact_t.append(server.call("impact", {"requirement": r}))
@@ -280,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     server.close()
     out["search_p50_ms"] = pct(search_t, 0.5) * 1000
     out["search_p95_ms"] = pct(search_t, 0.95) * 1000
+    out["search_first_p50_ms"] = pct(first_round, 0.5) * 1000
+    out["search_first_p95_ms"] = pct(first_round, 0.95) * 1000
     out["impact_p50_ms"] = pct(impact_t, 0.5) * 1000
     out["impact_p95_ms"] = pct(impact_t, 0.95) * 1000
     out["cli_search_s"] = cli_median(repo, ["search", "--json"], queries, args.cli_runs)
@@ -295,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{out['cli_search_s']:.2f} s | ≤ 20 / 50 ms ({met(out['search_p50_ms'], 'search_p50_ms')}"
           f", {met(out['search_p95_ms'], 'search_p95_ms')}); CLI ≤ 0.3 s "
           f"({met(out['cli_search_s'], 'cli_search_s')}) |")
+    print(f"| search p50 / p95, first round only (each query once) | "
+          f"{out['search_first_p50_ms']:.1f} / {out['search_first_p95_ms']:.1f} ms | | |")
     print(f"| impact p50 / p95 | {out['impact_p50_ms']:.0f} / {out['impact_p95_ms']:.0f} ms | "
           f"{out['cli_impact_s']:.2f} s | p50 ≤ 150 ms ({met(out['impact_p50_ms'], 'impact_p50_ms')})"
           f"; CLI ≤ 1.5 s ({met(out['cli_impact_s'], 'cli_impact_s')}) |")
