@@ -26,7 +26,7 @@ from genesis_git.search.base.arrayfile import range_positions, read_ranges
 from genesis_git.text.bm25 import K1, B, idf, norm, term_score
 
 _EMPTY_U64 = np.zeros(0, dtype=np.uint64)
-MAP_POSTINGS_MAX = 32 << 20  # bytes of postings a query may touch through the base's map
+MAP_POSTINGS_MAX = 16 << 20  # bytes of postings a query may touch through the base's map
 
 
 def term_hash(term: str) -> int:
