@@ -29,7 +29,6 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
@@ -96,7 +95,6 @@ def _line_definition(name: str) -> re.Pattern[str]:
     return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
 
 
-
 def _symbol_parts(symbol: str | None) -> list[str]:
     return re.split(r"\.|::|#|/", symbol) if symbol else []
 
@@ -155,30 +153,30 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
     out: dict[int, str] = {}
     qualified: set[int] = set()
-    unread: list[tuple[int, tuple[Any, ...]]] = []
+    to_read: list[tuple[int, int, int, str | None]] = []  # (row, blob, ord, symbol)
     for row, cid in zip(rows, ids, strict=True):
         d = details.get(cid)
         if d is None:  # pragma: no cover - the cache lost a chunk between two statements
             out[row] = TOKEN
             continue
-        parts = _symbol_parts(d[6])
-        if parts and parts[-1] == name and d[7] in ("function", "class", "method"):
+        _, blob_id, ord_, _, _, _, symbol, kind = d
+        parts = _symbol_parts(symbol)
+        if parts and parts[-1] == name and kind in ("function", "class", "method"):
             out[row] = DEFINITION
             if qualifier and parts[-len(qualifier):] == qualifier:
                 qualified.add(row)
-        elif d[1] in read:  # the text of a blob of the first candidates is looked at
-            unread.append((row, d))
+        elif blob_id in read:  # a blob of the first candidates: its chunk's text is looked at
+            to_read.append((row, blob_id, ord_, symbol))
         else:
             out[row] = TOKEN
     wanted: dict[int, set[int]] = {}
-    for _, d in unread:
-        wanted.setdefault(d[1], set()).add(d[2])
+    for _, blob_id, ord_, _ in to_read:
+        wanted.setdefault(blob_id, set()).add(ord_)
     texts = texts_at(conn, wanted, idx.texts) if wanted else {}
-    for row, d in unread:
-        text = texts.get((d[1], d[2]))
-        tier = TOKEN if text is None else _text_tier(text, name)
-        out[row] = tier
-        parts = _symbol_parts(d[6])
+    for row, blob_id, ord_, symbol in to_read:
+        text = texts.get((blob_id, ord_))
+        out[row] = tier = TOKEN if text is None else _text_tier(text, name)
+        parts = _symbol_parts(symbol)
         if tier == DEFINITION and qualifier and parts and parts[-1] == qualifier[0]:
             qualified.add(row)  # the class holds the method
     return out, qualified
