@@ -12,6 +12,8 @@ client so that the figures are the server's, not a client library's:
   ``--rounds``, ``impact`` over 12 requirements × 2, as tool-call round trips:
   p50 and p95; the search's first round apart too (each query once: the server keeps
   the chunk texts it read, so a repeated query reads none);
+* the CPU of a warm call, the server's and its git's (other work on the machine moves
+  it far less than wall time);
 * a 100 KB query (a pasted log) through both tools;
 * the server's resident memory after 100 calls (and its peak);
 * calls on one repository while another repository's first index runs in the same
