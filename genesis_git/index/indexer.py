@@ -22,10 +22,7 @@ from typing import Any
 
 from genesis_git.config.settings import Config
 from genesis_git.git.repo import Repo, hash_blob
-from genesis_git.index import pool as workers
 from genesis_git.index.cache import CachedBlob, chunker_id, lookup_blobs, store_prepared
-from genesis_git.index.metadata import Metadata
-from genesis_git.index.prepare import Prepared, prepare_many
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.index.state import known_state, remember_state, state_key
 from genesis_git.kernel.environment import ENV_TEST_PAUSE_AFTER_BATCH
@@ -98,6 +95,9 @@ def index_entries(conn: sqlite3.Connection, repo: Repo, config: Config, entries:
     """Make sure every entry's blob is cached; returns the cache rows by SHA."""
     embedder_id = embedder.id
     max_bytes = config.settings.index.max_file_bytes
+    from genesis_git.index import pool as workers  # the work of a scan that found changes
+    from genesis_git.index.prepare import Prepared, prepare_many
+
     by_sha: dict[str, FileEntry] = {}
     for e in entries:
         if e.skip is None:
@@ -246,6 +246,8 @@ def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_
         report.seconds = time.perf_counter() - t0
         return report
     blobs = index_entries(conn, repo, config, entries, embedder, report, progress)
+    from genesis_git.index.metadata import Metadata
+
     meta = Metadata(conn, repo, config, snap, head)
     reuse = kv.get(conn, "meta", session_id) == meta.fingerprint
     upserts: list[dict[str, Any]] = []

@@ -29,7 +29,7 @@ import zlib
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +67,31 @@ def decode_texts(pack: bytes) -> list[str]:
         out.append(raw[pos:pos + size].decode("utf-8", "surrogatepass"))
         pos += size
     return out
+
+
+def decode_texts_at(pack: bytes, ords: Iterable[int]) -> dict[int, str]:
+    """The texts of the chunks ``ords`` only (those the pack has), as :func:`decode_texts`
+    gives them; the pack is decompressed no further than the last of them."""
+    d = zlib.decompressobj()
+    raw = bytearray()
+
+    def upto(size: int) -> None:
+        while len(raw) < size and not d.eof:
+            got = d.decompress(d.unconsumed_tail if raw else pack, size - len(raw))
+            if not got:
+                break
+            raw.extend(got)
+
+    upto(4)
+    n = _U32.unpack_from(raw)[0]
+    wanted = sorted({o for o in ords if 0 <= o < n})
+    if not wanted:
+        return {}
+    upto(4 + 4 * n)
+    lengths = struct.unpack_from(f"<{n}I", raw, 4)
+    ends = list(accumulate(lengths, initial=4 + 4 * n))
+    upto(ends[wanted[-1] + 1])
+    return {o: bytes(raw[ends[o]:ends[o + 1]]).decode("utf-8", "surrogatepass") for o in wanted}
 
 
 def encode_terms(id_lists: Sequence[Sequence[int]], words: Sequence[str],

@@ -10,7 +10,8 @@ defined by kind in :mod:`genesis_git.mcp.tools_search`,
 :mod:`genesis_git.mcp.tools_story` and :mod:`genesis_git.mcp.tools_design`.
 
 The server keeps what it loaded warm between calls, per repository: the open
-store, the session's search base, the impact corpus.  Before each call it does
+store, the session's search base, the chunk texts its searches read, the impact
+corpus.  Before each call it does
 the refresh the CLI does (answered from the session's state key when git
 reports nothing new), so an edit saved a second ago is found.  At most
 ``mcp.max_repos`` repositories are kept; the least recently used is closed.

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genesis_git.index.cache import chunk_texts
 from genesis_git.index.chunk import CODE_EXTENSIONS
 from genesis_git.index.classify import glob_match
 from genesis_git.providers.embedders import (
@@ -32,6 +31,7 @@ from genesis_git.search.session_index import (
     path_tokens,
     session_index,
 )
+from genesis_git.search.texts import texts_at
 from genesis_git.search.vectors import VectorUnavailable, cosine_rows, query_vector
 from genesis_git.store.blobs import chunk_details
 from genesis_git.text.querybounds import bound_query
@@ -187,7 +187,10 @@ def build_hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], sco
     details: dict[int, tuple[Any, ...]] = {}
     for row in chunk_details(conn, ids):
         details[row[0]] = row
-    texts = chunk_texts(conn, {d[1] for d in details.values()})
+    wanted: dict[int, set[int]] = {}
+    for detail in details.values():
+        wanted.setdefault(detail[1], set()).add(detail[2])
+    texts = texts_at(conn, wanted, idx.texts)
     hits: list[Hit] = []
     for r in rows:
         cid = int(idx.chunk_ids[int(idx.rows_chunk[r])])
@@ -197,7 +200,7 @@ def build_hits(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], sco
         m = int(idx.rows_map[r])
         path = idx.map.paths[m]
         _, blob_id, ord_, start, end, section, symbol, kind = d
-        text = texts[blob_id][ord_]
+        text = texts[(blob_id, ord_)]
         tokens = tokenize(text)
         in_path = matched(terms, path_tokens(path))
         in_text = matched(terms, tokens)

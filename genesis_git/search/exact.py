@@ -28,13 +28,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
-from genesis_git.index.cache import chunk_texts
 from genesis_git.index.classify import is_test_path
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
+from genesis_git.search.texts import texts_at
 from genesis_git.store.blobs import chunk_details
 from genesis_git.text.tokens import first_token
 
@@ -65,14 +66,33 @@ def _last(name: str) -> str:
     return re.split(r"\.|::", name)[-1]
 
 
+def _after_keyword(n: str) -> str:
+    return rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$])"
+
+
+def _at_line_start(n: str) -> str:
+    return (rf"^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?{n}[ \t]*(?::[^=\n]*)?=(?!=)"
+            rf"(?![^\n]*,[ \t]*$)"
+            rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
+            rf"|^[ \t]*{n}[ \t]*:(?!:)")
+
+
+@lru_cache(maxsize=256)
 def _definition(name: str) -> re.Pattern[str]:
+    """What defines ``name`` in a text (see the module); :func:`_text_tier` tries its two
+    halves, :func:`_keyword_definition` and :func:`_line_definition`, one after the other."""
     n = re.escape(name)
-    return re.compile(
-        rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$])"
-        rf"|^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?{n}[ \t]*(?::[^=\n]*)?=(?!=)(?![^\n]*,[ \t]*$)"
-        rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
-        rf"|^[ \t]*{n}[ \t]*:(?!:)",
-        re.MULTILINE)
+    return re.compile(f"{_after_keyword(n)}|{_at_line_start(n)}", re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def _keyword_definition(name: str) -> re.Pattern[str]:
+    return re.compile(_after_keyword(re.escape(name)), re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def _line_definition(name: str) -> re.Pattern[str]:
+    return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
 
 
 def _symbol_parts(symbol: str | None) -> list[str]:
@@ -131,11 +151,9 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     ids = [int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
-    texts = chunk_texts(conn, read) if read else {}
-    defines = _definition(name)
-    exact = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
     out: dict[int, str] = {}
     qualified: set[int] = set()
+    to_read: list[tuple[int, int, int, str | None]] = []  # (row, blob, ord, symbol)
     for row, cid in zip(rows, ids, strict=True):
         d = details.get(cid)
         if d is None:  # pragma: no cover - the cache lost a chunk between two statements
@@ -147,18 +165,66 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
             out[row] = DEFINITION
             if qualifier and parts[-len(qualifier):] == qualifier:
                 qualified.add(row)
-            continue
-        chunk_list = texts.get(blob_id)
-        text = chunk_list[ord_] if chunk_list is not None and ord_ < len(chunk_list) else None
-        if text is None:
-            out[row] = TOKEN
-        elif defines.search(text):
-            out[row] = DEFINITION
-            if qualifier and parts and parts[-1] == qualifier[0]:  # the class holds the method
-                qualified.add(row)
+        elif blob_id in read:  # a blob of the first candidates: its chunk's text is looked at
+            to_read.append((row, blob_id, ord_, symbol))
         else:
-            out[row] = NAME if exact.search(text) else TOKEN
+            out[row] = TOKEN
+    wanted: dict[int, set[int]] = {}
+    for _, blob_id, ord_, _ in to_read:
+        wanted.setdefault(blob_id, set()).add(ord_)
+    texts = texts_at(conn, wanted, idx.texts) if wanted else {}
+    for row, blob_id, ord_, symbol in to_read:
+        text = texts.get((blob_id, ord_))
+        out[row] = tier = TOKEN if text is None else _text_tier(text, name)
+        parts = _symbol_parts(symbol)
+        if tier == DEFINITION and qualifier and parts and parts[-1] == qualifier[0]:
+            qualified.add(row)  # the class holds the method
     return out, qualified
+
+
+def _text_tier(text: str, name: str) -> str:
+    """``text``'s tier for ``name``: the definition and whole-name patterns are only tried on
+    the lines that hold the name (with the line of a keyword above it, :func:`_around`),
+    where every match of theirs lies, and never on a text without the name; the two halves
+    of :func:`_definition` are tried apart (cheaper than the whole pattern)."""
+    if name not in text:
+        return TOKEN
+    windows = _around(text, name)
+    at_start, after_keyword = _line_definition(name), _keyword_definition(name)
+    if any(at_start.search(w) or after_keyword.search(w) for w in windows):
+        return DEFINITION
+    exact = _whole(name)
+    return NAME if any(exact.search(w) for w in windows) else TOKEN
+
+
+def _around(text: str, name: str) -> list[str]:
+    """Each line of ``text`` that holds ``name``, from the start of the last line above it
+    that is not blank (a keyword there reaches the name over white space) to its end.
+
+    Every window starts at a line's start and ends at a line's end, so ``^``, ``$``,
+    ``\\b`` and the lookarounds of :func:`_definition` see at its edges what they see in
+    the whole text; a match of those patterns spans one line, or a keyword's line, blank
+    lines and the name's line."""
+    out: list[str] = []
+    pos = text.find(name)
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        while start > 0:  # back over blank lines to a line that is not blank
+            above = text.rfind("\n", 0, start - 1) + 1
+            blank = text[above:start - 1].isspace() or above == start - 1
+            start = above
+            if not blank:
+                break
+        out.append(text[start:end])
+        pos = text.find(name, end)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _whole(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
 def _rounds(idx: SessionIndex, rows: list[int]) -> list[int]:

@@ -39,7 +39,7 @@ import numpy as np
 
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import Stats, bm25, term_hash
-from genesis_git.text.bm25 import idf, norm, term_score
+from genesis_git.text.bm25 import idf, term_score
 from genesis_git.text.tokens import QueryTerm
 
 PATH_WEIGHT = 4.0
@@ -69,10 +69,7 @@ def file_bm25(idx: SessionIndex, pairs: Sequence[tuple[str, float]]) -> np.ndarr
     if n <= 0:
         return scores
     offs = np.cumsum([0] + [p.n for p in idx.chunk_parts])
-    dl_chunks = np.concatenate([p.content.dl for p in idx.chunk_parts]).astype(np.float64)
-    dl = np.bincount(idx.chunk_blob, weights=dl_chunks, minlength=n_blobs)
-    avgdl = float((idx.blob_mult * dl).sum()) / n or 1.0
-    doc_norm = norm(dl, avgdl)
+    doc_norm = idx.file_norm()
     for term, weight in pairs:
         h = term_hash(term)
         tf = np.zeros(n_blobs, dtype=np.float64)

@@ -48,9 +48,11 @@ from genesis_git.search.base.file import (
     stream_base,
 )
 from genesis_git.search.termindex import Part
+from genesis_git.search.texts import TextMemo
 from genesis_git.store import sessionmap
 from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import search_base_path, store_file
+from genesis_git.text.bm25 import norm
 
 __all__ = ["CACHE_FORMAT", "Base", "ChunkSet", "PathSet", "SessionIndex", "clear_memory",
            "load_chunks", "path_tokens", "read_base", "save_base", "session_index",
@@ -90,6 +92,8 @@ class SessionIndex:
     rebuilt: bool = False
     _chunk_ids: np.ndarray | None = field(default=None, repr=False)
     _starts: np.ndarray | None = field(default=None, repr=False)
+    _file_norm: np.ndarray | None = field(default=None, repr=False)
+    texts: TextMemo = field(default_factory=TextMemo, repr=False)  # chunk texts read lately
 
     @property
     def n_rows(self) -> int:
@@ -112,6 +116,18 @@ class SessionIndex:
         if self._starts is None:
             self._starts = np.concatenate([c.start for c in self.chunk_parts])
         return self._starts
+
+    def file_norm(self) -> np.ndarray:
+        """BM25's length normalisation of every unified blob as one document (the sum of its
+        chunks' lengths, against their mean over the session's paths); computed once."""
+        if self._file_norm is None:
+            n_blobs = self.blob_mult.shape[0]
+            n = float(self.blob_mult.sum())
+            dl_chunks = np.concatenate([p.content.dl for p in self.chunk_parts]).astype(np.float64)
+            dl = np.bincount(self.chunk_blob, weights=dl_chunks, minlength=n_blobs)
+            avgdl = (float((self.blob_mult * dl).sum()) / n if n > 0 else 0.0) or 1.0
+            self._file_norm = norm(dl, avgdl)
+        return self._file_norm
 
     def row_path(self, row: int) -> str:
         return self.map.paths[int(self.rows_map[row])]

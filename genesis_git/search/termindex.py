@@ -26,6 +26,7 @@ from genesis_git.search.base.arrayfile import range_positions, read_ranges
 from genesis_git.text.bm25 import K1, B, idf, norm, term_score
 
 _EMPTY_U64 = np.zeros(0, dtype=np.uint64)
+MAP_POSTINGS_MAX = 16 << 20  # bytes of postings a query may touch through the base's map
 
 
 def term_hash(term: str) -> int:
@@ -97,10 +98,15 @@ class TermIndex:
 
     def gather(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(docs, tf, counts)``: the postings of the terms at positions ``terms`` (ascending),
-        one term after the other, and how many each has."""
+        one term after the other, and how many each has.
+
+        Postings of a saved base larger than :data:`MAP_POSTINGS_MAX` bytes are read with
+        ``pread`` (:func:`read_ranges`: the ranges touched through the map would bring most
+        of the file into the process's memory); smaller ones are taken through the map,
+        three times cheaper for the few hundred ranges of a query's vector slots."""
         lo = self.ptr[terms]
         counts = self.ptr[terms + 1] - lo
-        if self.source is not None:
+        if self.source is not None and self.docs.nbytes + self.tf.nbytes > MAP_POSTINGS_MAX:
             path, docs_at, tf_at = self.source
             return (read_ranges(path, docs_at, self.docs.dtype, lo, counts),
                     read_ranges(path, tf_at, self.tf.dtype, lo, counts), counts)

@@ -73,15 +73,20 @@ def _hashed(qvec: np.ndarray, part: ChunkSet) -> np.ndarray:
     """``qvec`` against the hashed vectors of ``part``, from the postings of the terms whose
     slot the query uses."""
     out = np.zeros(part.n, dtype=np.float64)
-    cols = np.abs(part.slots) - 1
-    terms = np.flatnonzero(qvec[cols] != 0) if cols.shape[0] else cols
+    if part.slots.shape[0] == 0:
+        return out
+    by_slot, ptr = part.slot_terms
+    used = np.flatnonzero(qvec)
+    terms = np.sort(np.concatenate([by_slot[ptr[s]:ptr[s + 1]] for s in used.tolist()])) \
+        if used.shape[0] else used
     if terms.shape[0] == 0:
         return out
     docs, tf, counts = part.content.gather(terms)
-    weight = qvec[cols[terms]].astype(np.float64) * np.sign(part.slots[terms])
+    cols = np.abs(part.slots[terms]).astype(np.int64) - 1
+    weight = qvec[cols].astype(np.float64) * np.sign(part.slots[terms])
     out += np.bincount(docs, weights=np.repeat(weight, counts) *
                        (1.0 + np.log(tf.astype(np.float64))), minlength=part.n)
-    norms = part.norms.astype(np.float64)
+    norms = part.norms64
     return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
 
 

@@ -27,6 +27,7 @@ import sqlite3
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import groupby
 from typing import Any
 
@@ -88,6 +89,22 @@ class ChunkSet:
         first = np.where(known, self.blob_ptr[pos_c], 0)
         count = np.where(known, self.blob_ptr[pos_c + 1] - self.blob_ptr[pos_c], 0)
         return known, first, count, pos_c
+
+    @cached_property
+    def slot_terms(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(terms, ptr)``: the terms of ``content`` whose hashed-vector slot is ``s`` are
+        ``terms[ptr[s]:ptr[s + 1]]``, ascending (kept for the life of the set: a query reads
+        the terms of its few slots instead of looking at every term's)."""
+        dim = self.hashed
+        cols = np.abs(self.slots).astype(np.int64) - 1
+        cols[cols < 0] += dim  # as indexing reads a slot of 0: the last one
+        terms = np.argsort(cols, kind="stable")
+        return terms, np.searchsorted(cols[terms], np.arange(dim + 1)).astype(np.int64)
+
+    @cached_property
+    def norms64(self) -> np.ndarray:
+        """The chunks' vector lengths as float64 (kept for the life of the set)."""
+        return self.norms.astype(np.float64)
 
 
 def stamp(sha: str, chunker: str, created: str) -> int:

@@ -22,7 +22,6 @@ import numpy as np
 from genesis_git.providers.embedders import hashing_dim
 from genesis_git.search.base import arrayfile
 from genesis_git.search.base import build as basebuild
-from genesis_git.search.base import stream as basestream
 from genesis_git.search.base.build import ChunkSet
 from genesis_git.search.termindex import TermIndex
 from genesis_git.text.tokens import TOKENIZER_VERSION, tokenize
@@ -103,6 +102,8 @@ def stream_base(conn: sqlite3.Connection, path: Path, embedder: str, blobs: np.n
     ever holding every chunk's postings and vector (:mod:`basebuild`);
     ``stamps`` are those of ``blobs`` (one per entry).
     """
+    from genesis_git.search.base import stream as basestream  # only when a base is built
+
     blob_ids = basebuild.unique(blobs.astype(np.int64))
     stamp_of = np.zeros(blob_ids.shape[0], dtype=np.uint32)
     if blobs.shape[0]:
