@@ -190,6 +190,16 @@ def _reap(timeout: float, keep: frozenset[int] | set[int] = frozenset()) -> dict
 
 
 @pytest.fixture(autouse=True)
+def _histories_read_by_this_test() -> Iterator[None]:
+    """Each test starts without the histories an earlier test read in this process (the
+    repositories of tests are built alike, so their commits can be the same)."""
+    from genesis_git.impact import history
+
+    history.forget_histories()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _processes_end_with_their_test() -> Iterator[None]:
     """A process a test starts (a detached indexer or search-base builder too) ends with it;
     one that a session-wide fixture started before the test (a database server) may stay."""

@@ -132,6 +132,7 @@ class Corpus(ABC):
         self._vocab: dict[str, str] | None = None
         self._by_length: dict[int, list[str]] | None = None
         self._path_vocab: set[str] | None = None
+        self._path_index: tuple[dict[str, list[str]], dict[str, set[str]]] | None = None
 
     def __len__(self) -> int:
         return len(self.files)
@@ -176,6 +177,21 @@ class Corpus(ABC):
         if self._path_vocab is None:
             self._path_vocab = {t for doc in self.files.values() for t in doc.path_tokens}
         return self._path_vocab
+
+    def path_index(self) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+        """The paths each path token is in, and the tokens of each file's name (its stem),
+        made once."""
+        if self._path_index is None:
+            index: dict[str, list[str]] = {}
+            stems: dict[str, set[str]] = {}
+            for path, doc in self.files.items():
+                for t in dict.fromkeys(doc.path_tokens):
+                    index.setdefault(t, []).append(path)
+                base = path.rsplit("/", 1)[-1]
+                stems[path] = set(tokenize(base.split(".", 1)[0] if not base.startswith(".")
+                                           else base))
+            self._path_index = (index, stems)
+        return self._path_index
 
     # -- what the evidence and the prompt read ------------------------------------------
     @abstractmethod

@@ -49,6 +49,8 @@ def evidence_lines(doc: FileDoc, weights: dict[str, float], n: int = EVIDENCE_LI
     scored: list[tuple[float, int, str]] = []
     seen_lines: set[int] = set()
     for c in doc.chunks:
+        if c.tokens and weights.keys().isdisjoint(c.tokens):
+            continue  # no line of a chunk without a query term carries weight
         for offset, line in enumerate(c.text.splitlines()):
             lineno = c.start_line + offset
             if lineno in seen_lines or not line.strip():

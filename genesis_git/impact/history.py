@@ -54,6 +54,21 @@ class History:
     message_tokens: list[str] = field(default_factory=list)  # tokens of each message, joined
     _counts: tuple[dict[str, float], dict[str, dict[str, float]]] | None = field(
         default=None, repr=False, compare=False)
+    _messages: tuple[list[list[str]], float, dict[str, list[int]]] | None = field(
+        default=None, repr=False, compare=False)
+
+    def messages(self) -> tuple[list[list[str]], float, dict[str, list[int]]]:
+        """The messages' tokens, their mean length and the messages each token is in
+        (ascending), read once per history."""
+        if self._messages is None:
+            docs = [toks.split() for toks in self.message_tokens]
+            postings: dict[str, list[int]] = defaultdict(list)
+            for i, d in enumerate(docs):
+                for t in dict.fromkeys(d):
+                    postings[t].append(i)
+            avgdl = sum(len(d) for d in docs) / len(docs) if docs else 0.0
+            self._messages = (docs, avgdl or 1.0, dict(postings))
+        return self._messages
 
     def weights(self) -> list[float]:
         return [0.5 ** (i / HALF_LIFE) for i in range(len(self.transactions))]
@@ -145,6 +160,14 @@ def _keep(conn: sqlite3.Connection, hist: History, messages: bool) -> None:
         kv.keep_newest(conn, namespace, CACHE_KEEP)
 
 
+_MEMO: dict[tuple[str, bool], History] = {}  # a commit's history never changes: kept per process
+
+
+def forget_histories() -> None:
+    """Drop the histories this process keeps (the store keeps its own)."""
+    _MEMO.clear()
+
+
 def load_history(conn: sqlite3.Connection | None, repo: Repo, head: str | None = None, *,
                  messages: bool = True) -> History:
     """HEAD's history (or that of the commit ``head``), from the store when it was read
@@ -153,11 +176,17 @@ def load_history(conn: sqlite3.Connection | None, repo: Repo, head: str | None =
     head = head or repo.head_sha()
     if head is None:
         return History(None, [], [], 0)
+    hist = _MEMO.get((head, messages))
+    if hist is not None:
+        return hist
     hist = _cached(conn, head, messages) if conn is not None else None
     if hist is None:
         hist = _read_log(repo, head, messages)
         if conn is not None:
             _keep(conn, hist, messages)
+    if len(_MEMO) >= CACHE_KEEP:
+        del _MEMO[next(iter(_MEMO))]
+    _MEMO[(head, messages)] = hist
     return hist
 
 
@@ -196,20 +225,15 @@ def similar_commit_scores(hist: History, weights: Mapping[str, float], candidate
     """
     if not hist.message_tokens or not weights:
         return {}
-    docs = [toks.split() for toks in hist.message_tokens]
+    docs, avgdl, postings = hist.messages()
     n = len(docs)
-    avgdl = sum(len(d) for d in docs) / n or 1.0
     terms = set(weights)
-    df: Counter[str] = Counter()
-    tfs = []
-    for d in docs:
-        tf = Counter(t for t in d if t in terms)
-        tfs.append(tf)
-        df.update(tf.keys())
+    df = {t: len(postings.get(t, ())) for t in terms}
     scored: list[tuple[float, int]] = []
-    for i, tf in enumerate(tfs):
-        if not tf or not 0 < len(hist.transactions[i]) <= MAX_TX_FILES:
+    for i in sorted({i for t in terms for i in postings.get(t, ())}):
+        if not 0 < len(hist.transactions[i]) <= MAX_TX_FILES:
             continue
+        tf = Counter(t for t in docs[i] if t in terms)
         s = 0.0
         for t, c in tf.items():
             s += weights[t] * bm25.term_score(c, bm25.norm(len(docs[i]), avgdl),

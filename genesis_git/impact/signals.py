@@ -18,21 +18,14 @@ Every signal reads the corpus through its protocol; none changes it.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 
 from genesis_git.impact.analyse import QueryInfo
 from genesis_git.impact.corpus import Corpus
 from genesis_git.impact.graph import Graph, Table, column_tokens
 from genesis_git.text import bm25
-from genesis_git.text.tokens import tokenize
 
 _idf = bm25.idf
-
-
-def _stem_tokens(path: str) -> set[str]:
-    base = path.rsplit("/", 1)[-1]
-    return set(tokenize(base.split(".", 1)[0] if not base.startswith(".") else base))
 
 
 def with_compounds(corpus: Corpus, q: QueryInfo) -> QueryInfo:
@@ -47,16 +40,17 @@ def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
     """The share of the query's weight (idf over paths) found in each path; file names count 1.5×."""
     terms = set(q.weights)
     n = max(len(corpus.files), 1)
-    df: Counter[str] = Counter()
-    for doc in corpus.files.values():
-        df.update(set(doc.path_tokens) & terms)
+    index, stems = corpus.path_index()
+    df = {t: len(index.get(t, ())) for t in terms}
     total = sum(w * _idf(n, df[t]) for t, w in q.weights.items()) or 1.0
+    hit = {p for t in terms for p in index.get(t, ())}
     out: dict[str, float] = {}
     for path, doc in corpus.files.items():
-        stem = _stem_tokens(path)
+        if path not in hit:
+            continue
         s = 0.0
         for t in set(doc.path_tokens) & terms:
-            s += q.weights[t] * _idf(n, df[t]) * (1.5 if t in stem else 1.0)
+            s += q.weights[t] * _idf(n, df[t]) * (1.5 if t in stems[path] else 1.0)
         if s > 0:
             out[path] = min(1.0, s / total)
     return out

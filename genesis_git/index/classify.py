@@ -162,6 +162,7 @@ TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__"}
 _TEST_NAME = re.compile(r"(?:_tests?|\.test|\.spec|_spec|^tests?|Tests?)\.\w+$")
 
 
+@lru_cache(maxsize=1 << 16)
 def is_test_path(path: str) -> bool:
     """A test file, by its path alone: under a test folder (``tests/``, ``testing/``,
     ``spec/``, ``__tests__/``), or named ``test_*``, ``*_test.*``, ``*.spec.*``,

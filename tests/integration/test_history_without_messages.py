@@ -63,9 +63,11 @@ def test_without_messages_the_same_transactions_are_read_and_kept_apart(
     assert list(kept) == [head] and "subjects" not in kept[head] and "tokens" not in kept[head]
     assert _kept(conn, H.CACHE_NAMESPACE) == {}  # a message-less entry serves no impact
     _no_log(monkeypatch, repo)
+    H.forget_histories()  # what the store keeps, not what this process keeps
     again = load_history(conn, repo, messages=False)
     assert (again.files, again.transactions, again.shas) == (
         paths.files, paths.transactions, paths.shas)
+    H.forget_histories()
     with pytest.raises(AssertionError, match="read again"):
         load_history(conn, repo)  # with messages: not kept yet, so git log is asked
 
@@ -82,6 +84,7 @@ def test_the_history_of_another_commit_and_entries_of_an_older_genesis(
                  (json.dumps({"files": ["x.py"], "transactions": [[0]], "shas": ["0" * 40]}),
                   f"{H.PATHS_NAMESPACE}:{base}"))
     conn.commit()
+    H.forget_histories()
     again = load_history(conn, repo, base, messages=False)
     assert (again.files, again.transactions) == (old.files, old.transactions)
     assert _kept(conn, H.PATHS_NAMESPACE)[base]["version"] == H.CACHE_VERSION
@@ -105,3 +108,20 @@ def test_check_reads_its_base_once_through_the_one_reader(root: Path,
     assert second == first
     top = first["missing"][0]
     assert top["path"] == "b.py" and "changed with a.py in 4 of its 4 commits" in json.dumps(top)
+
+
+def test_a_process_reads_a_commits_history_once(root: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived process (``genesis mcp``) neither asks git nor decodes the store again
+    for a commit whose history it read: a commit's history never changes."""
+    conn = connect(tmp_path / "store.db")
+    repo = find_repo(root)
+    first = load_history(conn, repo)
+    _no_log(monkeypatch, repo)
+    conn.execute("DELETE FROM genesis_kv")
+    conn.commit()
+    assert load_history(conn, repo) is first
+    assert load_history(None, repo) is first
+    H.forget_histories()
+    with pytest.raises(AssertionError, match="read again"):
+        load_history(conn, repo)
