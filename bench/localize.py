@@ -26,8 +26,9 @@ with one of impact's signals switched off (``lexical``, ``path``,
 ``symbols``, ``graph``, ``history``, ``cochange``, ``feedback``,
 ``traceback``, ``prior``, ``bridge``), so that a table says what each signal adds.
 ``--setting SECTION.KEY=VALUE`` (repeatable) sets one of genesis's settings for
-every run, through its ``GENESIS_SECTION_KEY`` variable (``--setting
-embed.provider=wordllama`` measures another embedder).
+every run, through its ``GENESIS_SECTION_KEY`` variable: ``--setting
+embed.dim=512`` measures the hashing embedder at another dimension, ``--setting
+embed.provider=openai --setting embed.base_url=URL`` an endpoint's embeddings.
 ``--home DIR`` keeps the blob cache between runs (the cache is keyed by
 blob content, so runs of different code may share it only when the index
 did not change).
@@ -317,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="the GENESIS_HOME of the runs, kept (default: a fresh one per set)")
     ap.add_argument("--setting", action="append", default=[], metavar="SECTION.KEY=VALUE",
                     help="set one of genesis's settings for every run (repeatable), e.g. "
-                         "embed.provider=wordllama")
+                         "embed.dim=512")
     args = ap.parse_args(argv)
     sources = dict(s.split("=", 1) for s in args.source)
     try:
@@ -382,8 +383,8 @@ def _evaluate_repo(repo: str, cases: list[dict[str, Any]], args: argparse.Namesp
 
 
 def setting_env(settings: Sequence[str]) -> dict[str, str]:
-    """The variables of ``SECTION.KEY=VALUE`` settings (``embed.provider=wordllama``:
-    ``GENESIS_EMBED_PROVIDER``); a malformed one raises ``ValueError``."""
+    """The variables of ``SECTION.KEY=VALUE`` settings (``embed.dim=512``:
+    ``GENESIS_EMBED_DIM``); a malformed one raises ``ValueError``."""
     env: dict[str, str] = {}
     for item in settings:
         name, sep, value = item.partition("=")
