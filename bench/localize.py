@@ -25,6 +25,10 @@ For every case of the development sets (JSON lines with ``repo``, ``parent``,
 with one of impact's signals switched off (``lexical``, ``path``,
 ``symbols``, ``graph``, ``history``, ``cochange``, ``feedback``,
 ``traceback``, ``prior``, ``bridge``), so that a table says what each signal adds.
+``--setting SECTION.KEY=VALUE`` (repeatable) sets one of genesis's settings for
+every run, through its ``GENESIS_SECTION_KEY`` variable: ``--setting
+embed.dim=512`` measures the hashing embedder at another dimension, ``--setting
+embed.provider=openai --setting embed.base_url=URL`` an endpoint's embeddings.
 ``--home DIR`` keeps the blob cache between runs (the cache is keyed by
 blob content, so runs of different code may share it only when the index
 did not change).
@@ -33,6 +37,7 @@ The retriever never sees ``commit``, ``gold`` or ``meta``.
 
     python bench/localize.py CASES.jsonl [...] [--data DIR] [--mode search|impact]
         [--search-mode hybrid|lexical|vector] [--limit N] [--ablate SIGNAL] [--home DIR]
+        [--setting SECTION.KEY=VALUE]
 """
 
 from __future__ import annotations
@@ -131,27 +136,29 @@ def _repack_reachable(dest: Path) -> None:
 
 
 def run_search(scratch: Path, query: str, home: Path, *, k: int = 50,
-               search_mode: str | None = None) -> list[str]:
+               search_mode: str | None = None, env: dict[str, str] | None = None) -> list[str]:
     """Files ranked by ``genesis search --files --json``."""
     cmd = [*GENESIS, "search", "--files", "--json", "-k", str(k)]
     if search_mode:
         cmd += ["--mode", search_mode]
-    out = _run(cmd + ["--", query], scratch, home)
+    out = _run(cmd + ["--", query], scratch, home, env)
     return _unique([r["path"] for r in out.get("results", [])])
 
 
 def run_impact(scratch: Path, query: str, home: Path, *, k: int = 50,
-               ablate: Sequence[str] = ()) -> list[str]:
+               ablate: Sequence[str] = (), env: dict[str, str] | None = None) -> list[str]:
     """Files ranked by ``genesis impact --json`` (its ``files`` list)."""
     cmd = GENESIS if not ablate else [sys.executable, str(Path(__file__).resolve()), "--genesis",
                                       ",".join(ablate)]
-    out = _run([*cmd, "impact", "--json", "-k", str(k), "--", query], scratch, home)
+    out = _run([*cmd, "impact", "--json", "-k", str(k), "--", query], scratch, home, env)
     files = out.get("files", [])
     return _unique([f if isinstance(f, str) else f.get("path", "") for f in files])
 
 
-def _run(cmd: list[str], cwd: Path, home: Path) -> dict[str, Any]:
+def _run(cmd: list[str], cwd: Path, home: Path,
+         settings: dict[str, str] | None = None) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "GENESIS_"))}
+    env.update(settings or {})
     env["GENESIS_HOME"] = str(home)
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -233,7 +240,7 @@ def ablation_table(cases: list[dict[str, Any]], full: Path, data: Path, home: Pa
 
 def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mode: str,
              search_mode: str | None, log: Any = None, keep: bool = False,
-             ablate: Sequence[str] = ()) -> dict[str, Any]:
+             ablate: Sequence[str] = (), env: dict[str, str] | None = None) -> dict[str, Any]:
     per_case = []
     seconds = []
     for i, case in enumerate(cases):
@@ -241,9 +248,9 @@ def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mo
         scratch = prepare_case(full, case, where, reuse=keep)
         t0 = time.perf_counter()
         if mode == "impact":
-            ranked = run_impact(scratch, case["query"], home, ablate=ablate)
+            ranked = run_impact(scratch, case["query"], home, ablate=ablate, env=env)
         else:
-            ranked = run_search(scratch, case["query"], home, search_mode=search_mode)
+            ranked = run_search(scratch, case["query"], home, search_mode=search_mode, env=env)
         seconds.append(time.perf_counter() - t0)
         s = score(ranked, case["gold"])
         per_case.append({**s, "parent": case["parent"], "gold": case["gold"],
@@ -309,8 +316,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --ablations: leave out the first N cases of each repository")
     ap.add_argument("--home", type=Path,
                     help="the GENESIS_HOME of the runs, kept (default: a fresh one per set)")
+    ap.add_argument("--setting", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                    help="set one of genesis's settings for every run (repeatable), e.g. "
+                         "embed.dim=512")
     args = ap.parse_args(argv)
     sources = dict(s.split("=", 1) for s in args.source)
+    try:
+        args.env = setting_env(args.setting)
+    except ValueError as exc:
+        ap.error(str(exc))
     args.data.mkdir(parents=True, exist_ok=True)
     rows: list[tuple[str, str, dict[str, Any]]] = []
     details: dict[str, Any] = {}
@@ -343,6 +357,8 @@ def _evaluate_repo(repo: str, cases: list[dict[str, Any]], args: argparse.Namesp
     else:
         home = Path(tempfile.mkdtemp(prefix="home-", dir=args.data))
     label = f"genesis {args.mode}" + (f" ({args.search_mode})" if args.search_mode else "")
+    if args.setting:
+        label += " with " + ", ".join(args.setting)
     if args.ablate:
         label += " without " + ", ".join(args.ablate)
     print(f"{repo}: {len(cases)} cases", file=sys.stderr)
@@ -360,10 +376,23 @@ def _evaluate_repo(repo: str, cases: list[dict[str, Any]], args: argparse.Namesp
                                    **table_["all"], "per_case": [], "ablations": table_}
     result = evaluate(cases, full, args.data, home, args.mode, args.search_mode,
                       log=lambda m: print(m, file=sys.stderr), keep=args.keep,
-                      ablate=args.ablate)
+                      ablate=args.ablate, env=args.env)
     if not args.home:
         shutil.rmtree(home, ignore_errors=True)
     return repo, label, result
+
+
+def setting_env(settings: Sequence[str]) -> dict[str, str]:
+    """The variables of ``SECTION.KEY=VALUE`` settings (``embed.dim=512``:
+    ``GENESIS_EMBED_DIM``); a malformed one raises ``ValueError``."""
+    env: dict[str, str] = {}
+    for item in settings:
+        name, sep, value = item.partition("=")
+        section, dot, key = name.strip().partition(".")
+        if not (sep and dot and section.isidentifier() and key.isidentifier()):
+            raise ValueError(f"--setting {item!r}: expected SECTION.KEY=VALUE")
+        env[f"GENESIS_{section}_{key}".upper()] = value
+    return env
 
 
 ABLATABLE = ("lexical", "path", "symbols", "graph", "history", "cochange", "feedback",

@@ -1,0 +1,35 @@
+"""bench/localize.py's ``--setting`` reaches the console script it runs, and nothing else
+of the caller's genesis environment does."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from helpers import ROOT
+
+
+def _localize() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_localize", ROOT / "bench" / "localize.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_setting_reaches_the_console_script(repo: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    localize = _localize()
+    home = tmp_path / "home"
+    # the caller's own variable is dropped: only --setting passes settings on
+    monkeypatch.setenv("GENESIS_EMBED_PROVIDER", "nosuch")
+    plain = localize.run_search(repo, "order total", home)
+    assert isinstance(plain, list)
+    with pytest.raises(RuntimeError) as exc:
+        localize.run_search(repo, "order total", home,
+                            env=localize.setting_env(["embed.provider=nosuch"]))
+    assert "nosuch" in str(exc.value)
+    assert "embed.provider" in str(exc.value)
