@@ -15,6 +15,8 @@ import typer
 
 from genesis_git.cli import docs
 
+from helpers import load_module
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "docs" / "reference"
 
@@ -94,13 +96,7 @@ def test_the_mirror_schema_page_holds_every_migration_verbatim() -> None:
 
 
 def test_the_architecture_page_shows_the_layers_in_order() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "architecture_rules", ROOT / "tests" / "unit" / "test_architecture.py")
-    assert spec is not None and spec.loader is not None
-    rules = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rules)
+    rules = load_module(ROOT / "tests" / "unit" / "test_architecture.py", "architecture_rules")
     LAYERS = rules.LAYERS  # noqa: N806
 
     text = page("explanation/architecture.md").split("## The layers, high to low", 1)[1]

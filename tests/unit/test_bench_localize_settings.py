@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, load_module
 
 
 def _localize() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_localize", ROOT / "bench" / "localize.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(ROOT / "bench" / "localize.py", "bench_localize")
 
 
 def test_a_setting_becomes_its_genesis_variable() -> None:
