@@ -271,8 +271,29 @@ def evaluate(cases: list[dict[str, Any]], full: Path, data: Path, home: Path, mo
     }
 
 
+def print_ablations(title: str, table_: dict[str, dict[str, float]]) -> None:
+    print(f"\n{title}: impact without one signal\n")
+    print("| variant | Acc@1 | Acc@5 | Acc@10 | R@5 | R@10 | MRR |\n|---|---|---|---|---|---|---|")
+    for v, r in table_.items():
+        name = "all signals" if v == "all" else f"without {v}"
+        print(f"| {name} | {r['a1']:.3f} | {r['a5']:.3f} | {r['a10']:.3f} | {r['r5']:.3f} "
+              f"| {r['r10']:.3f} | {r['mrr']:.3f} |")
+
+
+def pooled_ablations(results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """The ablation tables of several repositories as one, every case counted once."""
+    n = sum(r["cases"] for r in results) or 1
+    return {v: {**{m: sum(r["ablations"][v][m] * r["cases"] for r in results) / n
+                   for m in (*METRICS, "mrr")}, "cases": n}
+            for v in results[0]["ablations"]}
+
+
 def pooled(results: list[dict[str, Any]]) -> dict[str, Any]:
     """The figures of several repositories' results, every case counted once."""
+    if results and all("ablations" in r for r in results):
+        table_ = pooled_ablations(results)
+        return {"cases": sum(r["cases"] for r in results), "avg_gold": 0.0, "s_case": 0.0,
+                **table_["all"], "per_case": [], "ablations": table_}
     cases = [c for r in results for c in r["per_case"]]
     n = len(cases) or 1
     return {"cases": len(cases),
@@ -341,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
         if len(repos) > 1:  # the set as a whole: every case counts once
             rows.append((f"{path.stem} (all)", rows[-1][1], pooled([r for _, _, r in
                                                                     rows[-len(repos):]])))
+            if args.ablations:
+                print_ablations(f"{path.stem}, all {rows[-1][2]['cases']} cases",
+                                rows[-1][2]["ablations"])
     print(table(rows))
     if args.json_out:
         args.json_out.write_text(json.dumps(details, indent=1, ensure_ascii=False))
@@ -366,12 +390,7 @@ def _evaluate_repo(repo: str, cases: list[dict[str, Any]], args: argparse.Namesp
         table_ = ablation_table(cases[args.offset:], full, args.data, home, ABLATABLE,
                                 log=lambda m: print(m, file=sys.stderr), start=args.offset)
         cases = cases[args.offset:]
-        print(f"\n{repo}, {len(cases)} cases: impact without one signal\n")
-        print("| variant | Acc@1 | Acc@5 | Acc@10 | R@5 | R@10 | MRR |\n|---|---|---|---|---|---|---|")
-        for v, r in table_.items():
-            name = "all signals" if v == "all" else f"without {v}"
-            print(f"| {name} | {r['a1']:.3f} | {r['a5']:.3f} | {r['a10']:.3f} | {r['r5']:.3f} "
-                  f"| {r['r10']:.3f} | {r['mrr']:.3f} |")
+        print_ablations(f"{repo}, {len(cases)} cases", table_)
         return repo, "ablations", {"cases": len(cases), "avg_gold": 0.0, "s_case": 0.0,
                                    **table_["all"], "per_case": [], "ablations": table_}
     result = evaluate(cases, full, args.data, home, args.mode, args.search_mode,
