@@ -94,10 +94,11 @@ def test_history_is_cached_by_head_in_genesis_kv(history_repo: Path, tmp_path: P
     row = conn.execute("SELECT value FROM genesis_kv WHERE key=?", (f"cochange:{head}",)).fetchone()
     assert row is not None and json.loads(row[0])["version"] == H.CACHE_VERSION
 
-    def no_git(*args: object, **kwargs: object) -> bytes:
+    def no_log(*args: object, **kwargs: object) -> bytes:
         raise AssertionError("history was read again")
 
-    monkeypatch.setattr(repo, "git", no_git)
+    monkeypatch.setattr(repo, "log", no_log)
+    H.forget_histories()  # what the store keeps, not what this process keeps
     again = load_history(conn, repo)
     assert (again.files, again.transactions, again.subjects) == (
         first.files, first.transactions, first.subjects)
