@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
     from genesis_git.config.settings import Config
 
-ZERO = "0" * 40
 MAX_COMMITS = 200
 MAX_LINES = 5  # files listed per ref
 

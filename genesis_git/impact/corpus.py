@@ -10,6 +10,8 @@ tokens and artifact type, and what the signals ask of it:
 * :meth:`Corpus.graph` — definitions, tables and imports
   (:mod:`genesis_git.impact.graph`), built from :meth:`Corpus.definitions`,
   :meth:`Corpus.py_imports` and :meth:`Corpus.js_imports`;
+* :meth:`Corpus.path_index` — the paths each path token is in, and each file name's
+  tokens (made once);
 * :attr:`Corpus.flags` — lock, vendored, generated, data and changelog files;
 * :meth:`Corpus.read` — the files in full (chunks, text, tokens), for the
   evidence and the prompt of the files a result shows;
@@ -131,7 +133,6 @@ class Corpus(ABC):
         self._graph: Graph | None = None
         self._vocab: dict[str, str] | None = None
         self._by_length: dict[int, list[str]] | None = None
-        self._path_vocab: set[str] | None = None
         self._path_index: tuple[dict[str, list[str]], dict[str, set[str]]] | None = None
 
     def __len__(self) -> int:
@@ -171,12 +172,6 @@ class Corpus(ABC):
         if self._graph is None:
             self._graph = build_graph(self, eager_imports=False)
         return self._graph
-
-    def path_vocabulary(self) -> set[str]:
-        """Every token of every path."""
-        if self._path_vocab is None:
-            self._path_vocab = {t for doc in self.files.values() for t in doc.path_tokens}
-        return self._path_vocab
 
     def path_index(self) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
         """The paths each path token is in, and the tokens of each file's name (its stem),

@@ -31,8 +31,8 @@ _idf = bm25.idf
 def with_compounds(corpus: Corpus, q: QueryInfo) -> QueryInfo:
     """``q`` with the joined words (:attr:`QueryInfo.compounds`) that name a file of the tree
     (``read the docs`` -> ``.readthedocs.yaml``) among its terms."""
-    vocab = corpus.path_vocabulary()
-    found = {t: w for t, w in q.compounds.items() if t in vocab}
+    index, _ = corpus.path_index()
+    found = {t: w for t, w in q.compounds.items() if t in index}
     return replace(q, weights={**q.weights, **found}) if found else q
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Callable
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
@@ -63,13 +62,9 @@ def make_cursor(tool: str, args: dict[str, Any], offset: int, seen: str = "") ->
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def read_cursor(tool: str, args: dict[str, Any], cursor: str | None) -> int:
-    """The offset a cursor continues at (0 without one); a cursor of another tool or of other
-    arguments is a usage error naming the argument."""
-    return _decode(tool, args, cursor)[0]
-
-
-def _decode(tool: str, args: dict[str, Any], cursor: str | None) -> tuple[int, str]:
+def read_cursor(tool: str, args: dict[str, Any], cursor: str | None) -> tuple[int, str]:
+    """The offset a cursor continues at and what it saw of the items before it (0 and "" without
+    one); a cursor of another tool or of other arguments is a usage error naming the argument."""
     if not cursor:
         return 0, ""
     try:
@@ -189,7 +184,7 @@ def bounded(tool: str, args: dict[str, Any], data: dict[str, Any], key: str | No
             limit: int, cursor: str | None, related: str | None = None) -> dict[str, Any]:
     """``data`` within the JSON budget of ``limit``; with ``truncated`` and ``next_cursor`` when
     anything was cut or a cursor was given, else unchanged."""
-    offset, seen = _decode(tool, args, cursor)
+    offset, seen = read_cursor(tool, args, cursor)
     budget = json_budget(limit)
     if key is None:
         if size(data) <= budget:
@@ -237,9 +232,6 @@ def with_json(result: CallToolResult) -> CallToolResult:
     dumped = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[*result.content, TextContent(type="text", text=dumped)],
                           structured_content=result.structured_content)
-
-
-Work = Callable[..., tuple[dict[str, Any], str]]
 
 
 def trailer(data: dict[str, Any]) -> str:

@@ -83,9 +83,6 @@ class SymbolIndex:
                 self.by_tail.setdefault(tail, []).append(d)
                 self.by_lower.setdefault(tail.lower(), []).append(d)
 
-    def __len__(self) -> int:
-        return sum(len(v) for v in self.by_path.values())
-
     def define(self, name: str) -> list[Definition]:
         """The definitions of ``name`` (``Class.method`` narrows to that class)."""
         name = name.strip()

@@ -59,6 +59,7 @@ def test_text_json_markdown_and_exit_codes(shop: Path) -> None:
     assert "api/order_schema.py" in text.stdout
     assert all(len(line) <= 80 for line in lines), lines
     assert '"api/we|ird`<b>x</b>` \\303\\274.py"' not in text.stdout  # quotePath=false: as is
+    assert "api/we|ird`<b>x</b>` ü.py" in text.stdout
 
     data = json.loads(cli(shop, "check", "--staged", "--json").stdout)
     assert data["schema"] == "genesis.check/1"

@@ -46,7 +46,7 @@ def test_an_answer_that_fits_is_unchanged_and_a_huge_string_is_marked() -> None:
 def test_a_cursor_belongs_to_its_call() -> None:
     data = {"results": items(400)}
     first = bounded("search", {"query": "a"}, data, "results", 4096, None)
-    assert read_cursor("search", {"query": "a", "repo": "/elsewhere"}, first["next_cursor"]) > 0
+    assert read_cursor("search", {"query": "a", "repo": "/elsewhere"}, first["next_cursor"])[0] > 0
     for tool, args, cursor in (("search", {"query": "b"}, first["next_cursor"]),
                                ("impact", {"query": "a"}, first["next_cursor"]),
                                ("search", {"query": "a"}, "%%%")):
