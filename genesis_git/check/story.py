@@ -35,10 +35,12 @@ def story_ids(change: Change, pattern: str) -> list[str]:
 
 
 def story_evidence(context: Callable[[], Context], ledger: sqlite3.Connection, story_id: str,
-                   found: Found, warnings: list[str]) -> None:
+                   found: Found, warnings: list[str], *, refresh: bool = True) -> bool:
     """Add to ``found`` the files the story's requirement and notes point to; ``context``
     gives the repository's context for the impact of its text, asked only for a story
-    the ledger holds (a clone without a store gets no store from a check)."""
+    the ledger holds (a clone without a store gets no store from a check); ``refresh``
+    brings the session up to date first (once is enough for several stories).  True when
+    the session was read (and refreshed, with ``refresh``)."""
     from genesis_git.impact import ImpactOptions, run
     from genesis_git.kernel.errors import GenesisError
     from genesis_git.stories.context import build_context, story_query
@@ -47,7 +49,7 @@ def story_evidence(context: Callable[[], Context], ledger: sqlite3.Connection, s
         sctx: dict[str, Any] = build_context(ledger, story_id)
     except GenesisError:
         warnings.append(f"story {story_id} is not in the ledger: no story evidence")
-        return
+        return False
     artifacts = [a for items in sctx["artifacts"].values() for a in items]
     named: set[str] = set()  # the requirement document itself is a source, not a file to edit
     for a in artifacts:
@@ -56,18 +58,19 @@ def story_evidence(context: Callable[[], Context], ledger: sqlite3.Connection, s
         _lend(found, path, NAMED_WEIGHT, f"{story_id}'s requirement or notes name it")
     query = story_query(sctx)
     if not query.strip():
-        return
+        return False
     try:
         report = run(context(), query, ImpactOptions(k=STORY_FILES, history=False, stories=False,
-                                               rag=False), refresh=True)
+                                               rag=False), refresh=refresh)
     except GenesisError as exc:
         warnings.append(f"story {story_id}: its impact could not be read ({exc})")
-        return
+        return False
     best = max((f.score for f in report.files), default=0.0)
     for f in report.files:
         if best > 0:
             _lend(found, f.path, STORY_WEIGHT * f.score / best,
                   f"in the impact of {story_id}'s requirement")
+    return True
 
 
 def _lend(found: Found, path: str, weight: float, reason: str) -> None:

@@ -48,8 +48,10 @@ class Check:
 
             ids = list(story) if isinstance(story, list) else story_ids(
                 change, ws.config.settings.story.pattern)
+            fresh = False
             for sid in ids:
-                story_evidence(ws.caught_up, ws.ledger(), sid, found, warnings)
+                fresh = story_evidence(ws.caught_up, ws.ledger(), sid, found, warnings,
+                                       refresh=not fresh) or fresh
         conn = ws.context.conn if ws.store_path.exists() or ws.is_open else None
         result = check(repo, options=opts, change=change, conn=conn, story=found)
         result.story_ids = ids
