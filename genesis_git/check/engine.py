@@ -197,12 +197,11 @@ Add = Callable[[str, str, float, str], None]
 
 def _sources(repo: Repo, change: Change, opts: CheckOptions, tree: set[str], add: Add) -> None:
     """The evidence of references, tests and docs."""
-    if not {"references", "tests", "docs"} & set(opts.sources):
-        return
-    defs = sources.definitions(repo, change)
-    hits = sources.grep_names(repo, change, defs, tree)
-    refs, docs = sources.references(repo, change, defs, hits, tree)
-    picked = {"references": refs, "docs": docs}
+    picked = {}
+    if {"references", "docs"} & set(opts.sources):  # both read the edited definitions
+        defs = sources.definitions(repo, change)
+        hits = sources.grep_names(repo, change, defs, tree)
+        picked["references"], picked["docs"] = sources.references(repo, change, defs, hits, tree)
     if "tests" in opts.sources:
         picked["tests"] = sources.tests(change, tree)
     for source, items in picked.items():
