@@ -72,18 +72,23 @@ def in_tool_words(exc: GenesisError) -> GenesisError:
     return exc
 
 
-def repo_path(g: Genesis, argument: str, value: str | None) -> str | None:
-    """A path an agent gives, relative to the repository's root (or absolute inside it); a
-    path outside the repository is a usage error naming the argument."""
-    if value is None:
-        return None
+def repo_relative(g: Genesis, argument: str, value: str) -> str:
+    """A path an agent gives (relative to the repository's root, or absolute inside it) as a
+    path relative to the root; a path outside the repository is a usage error naming the
+    argument."""
     if not value.strip() or "\0" in value:
         raise UsageError(f"{argument}: empty path", hint="give a path relative to the "
                                                         "repository's root")
     repo = g.workspace.repo
-    rel = repo.worktree_path(value, base=repo.root, name=f"{argument}:",
-                             hint="give a path relative to the repository's root")
-    return str(repo.root.resolve() / rel)
+    return str(repo.worktree_path(value, base=repo.root, name=f"{argument}:",
+                                  hint="give a path relative to the repository's root"))
+
+
+def repo_path(g: Genesis, argument: str, value: str | None) -> str | None:
+    """:func:`repo_relative` as an absolute path (``None`` stays ``None``)."""
+    if value is None:
+        return None
+    return str(g.workspace.repo.root.resolve() / repo_relative(g, argument, value))
 
 
 def enum(*values: str) -> Callable[[dict[str, Any]], None]:

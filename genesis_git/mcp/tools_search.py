@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import CallToolResult
@@ -167,7 +166,7 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
 
         def produce(g: Genesis) -> tuple[dict[str, Any], Any]:
             from genesis_git.kernel.errors import UsageError
-            from genesis_git.mcp.common import repo_path
+            from genesis_git.mcp.common import repo_relative
             from genesis_git.render.symbols import symbol_summary
 
             if (name is None) == (outline is None):
@@ -175,10 +174,7 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
             if outline is not None:
                 if refs or path:
                     raise UsageError("refs and path go with name, not with outline")
-                full = repo_path(g, "outline", outline)
-                assert full is not None
-                rel = Path(full).relative_to(g.workspace.repo.root.resolve()).as_posix()
-                return g.symbols.outline(rel), symbol_summary
+                return g.symbols.outline(repo_relative(g, "outline", outline)), symbol_summary
             assert name is not None
             return g.symbols.lookup(name, refs=refs, paths=tuple(path or ())), symbol_summary
         return call(tools, repo, "symbols", args, key, cursor, produce)
