@@ -90,12 +90,10 @@ def _dash_hint(exc: Any, args: list[str]) -> None:
 def _record(line: str, detail: str) -> object:
     """Append a bug's traceback, with the versions and the command, to ``genesis.log``."""
     from genesis_git.cli.output import printable
-    from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry
-    from genesis_git.kernel.logfile import append_log
+    from genesis_git.kernel.log import record_bug
 
-    return append_log(_log_files(), log_entry([printable(a) for a in sys.argv], None,
-                                              printable(detail), __version__),
-                      rotate_at=LOG_ROTATE_BYTES)
+    return record_bug(_log_files(), [printable(a) for a in sys.argv], printable(detail),
+                      __version__)
 
 
 def _fail(exc: BaseException) -> typer.Exit:

@@ -52,13 +52,10 @@ def web(
 
     def record(detail: str) -> str:
         from genesis_git import __version__
-        from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry
-        from genesis_git.kernel.logfile import append_log
+        from genesis_git.kernel.log import record_bug
 
-        written = append_log([g.workspace.log_path], log_entry(["genesis", "web"], None, detail,
-                                                               __version__),
-                             rotate_at=LOG_ROTATE_BYTES)
-        return str(written or "")
+        return str(record_bug([g.workspace.log_path], ["genesis", "web"], detail, __version__)
+                   or "")
 
     code = serve(g, host=host, port=port, public=public, org=org, open_browser=open_browser,
                  verbose=verbose(), on_error=record)

@@ -41,6 +41,15 @@ def log_entry(command: Sequence[str], line: str | None, detail: str, version: st
     return head + ("" if line is None else f"{line}\n") + f"{detail.rstrip()}\n"
 
 
+def record_bug(paths: Sequence[str | os.PathLike[str]], command: Sequence[str], detail: str,
+               version: str) -> str | os.PathLike[str] | None:
+    """Append a bug's :func:`log_entry` to the first of ``paths`` that can be written (each
+    log rotated past :data:`LOG_ROTATE_BYTES`); the path written, ``None`` when none was."""
+    from genesis_git.kernel.logfile import append_log
+
+    return append_log(paths, log_entry(command, None, detail, version), rotate_at=LOG_ROTATE_BYTES)
+
+
 def warn(message: str) -> None:
     """A warning of core code that no result carries: logged on the ``genesis_git`` logger.
 

@@ -116,16 +116,14 @@ def _failure(exc: Exception, g: Genesis | None, work: Callable[..., Any]) -> str
     the tool error's one line; a bug's traceback goes to the repository's log (else the user
     cache's), never to stderr."""
     from genesis_git.kernel.errors import handle
-    from genesis_git.kernel.log import LOG_ROTATE_BYTES, log_entry, user_cache_log
-    from genesis_git.kernel.logfile import append_log
+    from genesis_git.kernel.log import record_bug, user_cache_log
 
     tool = work.__qualname__.split(".<locals>.")[-2:-1] or ["?"]
 
     def record(line: str, detail: str) -> object:
         logs: list[str | os.PathLike[str]] = [*([g.workspace.log_path] if g is not None else []),
                                               user_cache_log()]
-        entry = log_entry(["genesis", "mcp", *tool], None, detail, __version__)
-        return append_log(logs, entry, rotate_at=LOG_ROTATE_BYTES)
+        return record_bug(logs, ["genesis", "mcp", *tool], detail, __version__)
 
     failure = handle(exc, record=record)
     return f"internal error: {failure.message}" if failure.internal else failure.message
