@@ -8,7 +8,8 @@ its score.  The ``graph`` and ``cochange`` signals start from *seeds*: the
 best files on ``text``, ``path``, ``named`` and ``definition``.
 
 A changelog gets ``text`` and ``path`` only: it is never pushed up because it
-changes often.
+changes often.  ``recent`` (the files of the last commits: the work in progress)
+is left out for a bug report, which is about what was released.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from genesis_git.impact.history import (
     History,
     churn_scores,
     cochange_scores,
+    recent_scores,
     similar_commit_scores,
     story_scores,
 )
@@ -49,12 +51,12 @@ FEEDBACK_POOL = 200  # the files best on text that feedback may reach
 PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
 SEED_SIGNALS = {"text", "path", "named", "definition", "traceback", "bridge"}
 SIGNALS = ("text", "path", "named", "definition", "traceback", "bridge", "graph", "feedback",
-           "fields", "cochange", "commits", "churn", "story")
+           "fields", "cochange", "commits", "churn", "recent", "story")
 # what ``ablate`` switches off: a benchmark's names -> the signals
 ABLATE = {"lexical": {"text"}, "path": {"path", "named"}, "symbols": {"definition"},
-          "graph": {"graph", "fields"}, "history": {"commits", "churn"}, "cochange": {"cochange"},
-          "feedback": {"feedback"}, "traceback": {"traceback"}, "bridge": {"bridge"},
-          "prior": {"prior"}}
+          "graph": {"graph", "fields"}, "history": {"commits", "churn", "recent"},
+          "cochange": {"cochange"}, "feedback": {"feedback"}, "traceback": {"traceback"},
+          "bridge": {"bridge"}, "prior": {"prior"}}
 
 
 @dataclass
@@ -73,6 +75,7 @@ class Weights:
     prose_fields: float = 0.3  # documents mirroring the row *should* change, code *must*
     cochange: float = 0.25
     churn: float = 0.05
+    recent: float = 0.3  # files of the last commits (the work in progress); not for bug reports
     commits: float = 0.3  # files of past commits whose messages are like the requirement
     commits_top: int = 20
     story: float = 0.3
@@ -217,6 +220,11 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
         for p, v in churn_n.items():
             if w.churn and v and reasons[p]:  # a prior only for files the query reached
                 reasons[p]["churn"] = w.churn * v
+        if w.recent and "recent" not in off and not q.issue.bug_report:
+            rec = recent_scores(history, candidates)
+            for p, v in _normalise({p: s for p, (s, _) in rec.items()}).items():
+                reasons[p]["recent"] = w.recent * v
+                notes[p]["recent"] = rec[p][1][:2]
     if opts.stories and stories:
         st = story_scores(stories, q.weights, candidates)
         st_n = _normalise({p: s for p, (s, _) in st.items()})

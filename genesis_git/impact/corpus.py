@@ -29,6 +29,7 @@ its whole reference graph once and keeps it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Container, Iterable, Iterator, Sequence
@@ -134,6 +135,7 @@ class Corpus(ABC):
         self._vocab: dict[str, str] | None = None
         self._by_length: dict[int, list[str]] | None = None
         self._path_index: tuple[dict[str, list[str]], dict[str, set[str]]] | None = None
+        self._name_words: tuple[str, list[int], list[list[str]]] | None = None
 
     def __len__(self) -> int:
         return len(self.files)
@@ -187,6 +189,32 @@ class Corpus(ABC):
                                            else base))
             self._path_index = (index, stems)
         return self._path_index
+
+    def files_named_with(self, word: str) -> list[str]:
+        """The files whose name holds ``word`` inside a longer word (``pdf`` in
+        ``mypdfloader.py``), in path order; one scan of every name's words joined."""
+        if self._name_words is None:
+            _, stems = self.path_index()
+            owners: dict[str, list[str]] = {}
+            for path, toks in stems.items():
+                for t in toks:
+                    owners.setdefault(t, []).append(path)
+            words = sorted(owners)
+            starts, at = [], 0
+            for t in words:
+                starts.append(at)
+                at += len(t) + 1
+            self._name_words = ("\0".join(words), starts, [owners[t] for t in words])
+        joined, starts, paths = self._name_words
+        out: set[str] = set()
+        at = joined.find(word)
+        while at >= 0:
+            i = bisect.bisect_right(starts, at) - 1
+            name_len = (starts[i + 1] - 1 if i + 1 < len(starts) else len(joined)) - starts[i]
+            if name_len > len(word):
+                out.update(paths[i])
+            at = joined.find(word, at + 1)
+        return sorted(out)
 
     # -- what the evidence and the prompt read ------------------------------------------
     @abstractmethod

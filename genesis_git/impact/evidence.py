@@ -33,6 +33,7 @@ _SIGNAL_WORDS = {
     "fields": "mirrors the columns of",  # + " table <name>"
     "cochange": "changed together with the affected files",
     "churn": "changes often",
+    "recent": "changed by the last commits",
     "story": "touched by similar stories",
     "llm": "named by the engine",
 }

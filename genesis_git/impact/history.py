@@ -262,6 +262,31 @@ def churn_scores(hist: History, candidates: Iterable[str]) -> dict[str, float]:
     return {p: single[p] for p in candidates if single.get(p, 0.0) > 0}
 
 
+def recent_scores(hist: History, candidates: Iterable[str], *, commits: int = 10,
+                  half_life: float = 3.0) -> dict[str, tuple[float, list[str]]]:
+    """The work in progress: files of the last ``commits`` commits, the newest weighing most.
+
+    A file that just changed is likely to change again (the "cache" of recently
+    changed files in Kim et al., "Predicting faults from cached history"); a
+    follow-up commit ("apply review suggestions", "fix layout") names little
+    else.  Sweeping commits are left out as in co-change.  Returns ``{path: (score,
+    [short SHAs of the commits, newest first])}``.
+    """
+    wanted = set(candidates)
+    scores: dict[str, float] = defaultdict(float)
+    why: dict[str, list[str]] = defaultdict(list)
+    for j, tx in enumerate(hist.transactions[:commits]):
+        if len(tx) > MAX_TX_FILES:
+            continue
+        weight = 0.5 ** (j / half_life)
+        for idx in tx:
+            path = hist.files[idx]
+            if path in wanted:
+                scores[path] += weight
+                why[path].append(hist.shas[j][:10] if hist.shas else str(j))
+    return {p: (v, why[p]) for p, v in scores.items()}
+
+
 # -- stories ---------------------------------------------------------------
 
 def story_records(conn: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:

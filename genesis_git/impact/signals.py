@@ -2,14 +2,15 @@
 
 * ``text`` — BM25 of the query terms over the whole file and its best chunk
   (:meth:`~genesis_git.impact.corpus.Corpus.text_scores`);
-* ``path`` — query terms found in the path;
+* ``path`` — query terms found in the path, or inside a run-together file name at half
+  weight (``pdf`` in ``mypdfloader.py``);
 * ``named`` — the requirement names the file (``core.py``, ``src/x/y.py``);
 * ``definition`` — the file defines a symbol or table that the requirement
   names (``class Order``, ``CREATE TABLE orders``, ``__tablename__``);
 * ``graph`` — the file imports a seed (a file that ranks high on the signals
   above) and uses what the seed defines that the query names;
 * ``fields`` — the file mentions most columns of a table the query names;
-* ``commits``, ``cochange``, ``churn``, ``story`` — from HEAD's history and
+* ``commits``, ``cochange``, ``churn``, ``recent``, ``story`` — from HEAD's history and
   the ledger (:mod:`genesis_git.impact.history`).
 
 Every signal reads the corpus through its protocol; none changes it.
@@ -53,6 +54,27 @@ def path_scores(corpus: Corpus, q: QueryInfo) -> dict[str, float]:
             s += q.weights[t] * _idf(n, df[t]) * (1.5 if t in stems[path] else 1.0)
         if s > 0:
             out[path] = min(1.0, s / total)
+    for path, share in _inside_names(corpus, q, n, total).items():
+        out[path] = min(1.0, out.get(path, 0.0) + share)
+    return out
+
+
+INSIDE_MIN = 3  # a query word this long or longer is looked for inside run-together file names
+INSIDE_SHARE = 0.5  # what such a word counts against the same word standing alone
+
+
+def _inside_names(corpus: Corpus, q: QueryInfo, n: int, total: float) -> dict[str, float]:
+    """Half the path weight of a query word found inside a run-together file name
+    (``pdf`` in ``mypdfloader.py``), for a file whose path does not hold the word itself."""
+    out: dict[str, float] = {}
+    for t, w in q.weights.items():
+        if len(t) < INSIDE_MIN or not (t.isascii() and t.isalpha()):
+            continue
+        paths = corpus.files_named_with(t)
+        share = INSIDE_SHARE * w * _idf(n, len(paths)) / total
+        for path in paths:
+            if t not in corpus.files[path].path_tokens:
+                out[path] = out.get(path, 0.0) + share
     return out
 
 
