@@ -414,8 +414,8 @@ def setting_env(settings: Sequence[str]) -> dict[str, str]:
     return env
 
 
-ABLATABLE = ("lexical", "path", "symbols", "graph", "history", "cochange", "feedback",
-             "traceback", "prior", "bridge")
+ABLATABLE = ("lexical", "path", "symbols", "graph", "history", "recent", "cochange",
+             "feedback", "traceback", "prior", "bridge")
 
 
 def genesis_ablated(signals: str, argv: list[str]) -> int:

@@ -54,7 +54,7 @@ SIGNALS = ("text", "path", "named", "definition", "traceback", "bridge", "graph"
            "fields", "cochange", "commits", "churn", "recent", "story")
 # what ``ablate`` switches off: a benchmark's names -> the signals
 ABLATE = {"lexical": {"text"}, "path": {"path", "named"}, "symbols": {"definition"},
-          "graph": {"graph", "fields"}, "history": {"commits", "churn", "recent"},
+          "graph": {"graph", "fields"}, "history": {"commits", "churn"}, "recent": {"recent"},
           "cochange": {"cochange"}, "feedback": {"feedback"}, "traceback": {"traceback"},
           "bridge": {"bridge"}, "prior": {"prior"}}
 
