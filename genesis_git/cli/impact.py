@@ -32,7 +32,7 @@ def impact(
     prompt: Annotated[bool, typer.Option(
         "--prompt", help="Print the assembled LLM prompt and exit (pipe it into any LLM).")] = False,
     no_history: Annotated[bool, typer.Option(
-        "--no-history", help="Leave out the git history signals (co-change, similar commits, churn).")] = False,
+        "--no-history", help="Leave out the git history signals (co-change, similar commits, churn, the last commits).")] = False,
     no_graph: Annotated[bool, typer.Option(
         "--no-graph", help="Leave out the reference-graph signal (imports, table columns).")] = False,
     no_stories: Annotated[bool, typer.Option(

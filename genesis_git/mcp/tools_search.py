@@ -119,7 +119,7 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
                                 ge=1, le=200)] = 10,
         history: Annotated[bool, Field(
             description="Use the git history: files changed together, similar past commits, "
-                        "churn.")] = True,
+                        "churn, the files of the last commits.")] = True,
         graph: Annotated[bool, Field(
             description="Use the reference graph: imports, definitions, table columns.")] = True,
         stories: Annotated[bool, Field(

@@ -80,7 +80,7 @@ def test_churn_is_only_a_prior_for_files_the_query_reached() -> None:
     files = {"a.py": "orders\n", "b.py": "unrelated\n"}
     hist = History("h", ["a.py", "b.py"], [[1], [1], [0]], 3, [], [], [])
     reasons = {f.path: f.reasons for f in rank(corpus_of(files), analyze("orders"),
-                                               RankOptions(weights=Weights(churn=0.5)),
+                                               RankOptions(weights=Weights(churn=0.5, recent=0.0)),
                                                hist).files}
     assert list(reasons) == ["a.py"]
     assert reasons["a.py"]["churn"] > 0
