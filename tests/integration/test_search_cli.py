@@ -233,3 +233,14 @@ def test_search_sees_a_second_commit(shop: Path) -> None:
     git(shop, "commit", "-q", "-m", "pay")
     res = invoke("refund")
     assert res.stdout.startswith("src/pay.py:1-2\t")
+
+
+def test_files_of_a_longer_answer_begin_with_the_shorter_one(shop: Path) -> None:
+    def paths(k: int) -> list[str]:
+        res = invoke("--files", "--json", "-k", str(k), "order table discount_code total")
+        assert res.exit_code == 0, res.output
+        return [f["path"] for f in json.loads(res.stdout)["results"]]
+
+    short, long = paths(2), paths(4)
+    assert len(short) == 2 and len(long) == 4
+    assert long[:2] == short

@@ -5,8 +5,11 @@ impact`` ranks, with more evidence than a file's best chunk: the whole file's
 text, its path, the names it defines, the commits that changed it with similar
 messages and the files that change with it.  Search sits below impact in the
 layers, so the two meet here: the search's files and impact's files are fused
-by reciprocal rank (:data:`IMPACT_WEIGHT` for impact's list, :data:`SEARCH_WEIGHT`
-for the search's, ``k =`` :data:`FILES_RRF_K`), and each file shows the chunks
+by reciprocal rank (:data:`IMPACT_WEIGHT` for impact's :data:`IMPACT_FILES` best
+files, :data:`SEARCH_WEIGHT` for the search's, ``k =`` :data:`FILES_RRF_K`), so
+impact's best files come first, ordered with the search's agreement, and the
+search's own files follow; neither list depends on ``-k``, so a longer answer
+begins with the shorter one.  Each file shows the chunks
 that matched it (a file that only impact found shows its best or first chunk,
 :func:`genesis_git.search.pinned.path_hits`).  ``--mode vector`` stays a pure
 vector ranking.
@@ -25,9 +28,10 @@ if TYPE_CHECKING:
     from genesis_git.search.results import Hit, SearchOptions, SearchResult
 
 IMPACT_WEIGHT = 1.0
-SEARCH_WEIGHT = 0.5
+IMPACT_FILES = 10  # impact's files in the fusion, whatever ``-k`` is
+SEARCH_WEIGHT = 0.25
 FILES_RRF_K = 20
-FILES_POOL = 50  # files the search brings to the fusion, at least (impact brings k)
+FILES_POOL = 50  # files the search brings to the fusion, at least
 
 
 class Search:
@@ -96,16 +100,11 @@ def ranked_files(ctx: Context, query: str, opts: SearchOptions, result: SearchRe
 
     if result.session_id is None:
         return result
-    impact = impact_run(ctx, query, ImpactOptions(k=opts.k, rag=False,
-                                                  engine="none"),
+    impact = impact_run(ctx, query, ImpactOptions(k=IMPACT_FILES, rag=False, engine="none"),
                         session_id=result.session_id)
-    mine = [fh.path for fh in group_by_file(result.hits)]
     theirs = [f.path for f in impact.files]
     reasons = {f.path: f.reasons for f in impact.files}
-    fused: dict[str, float] = {}
-    for weight, paths in ((IMPACT_WEIGHT, theirs), (SEARCH_WEIGHT, mine)):
-        for rank, path in enumerate(paths, start=1):
-            fused[path] = fused.get(path, 0.0) + weight / (FILES_RRF_K + rank)
+    fused = fuse_files([fh.path for fh in group_by_file(result.hits)], theirs)
     by_path: dict[str, list[Hit]] = {}
     for hit in result.hits:
         by_path.setdefault(hit.path, []).append(hit)
@@ -122,3 +121,13 @@ def ranked_files(ctx: Context, query: str, opts: SearchOptions, result: SearchRe
     stats = {**result.stats, "impact_files": len(theirs)}
     warnings = [w for w in result.warnings if not (hits and w.startswith("no results"))]
     return replace(result, hits=hits, stats=stats, warnings=warnings)
+
+
+def fuse_files(mine: list[str], theirs: list[str]) -> dict[str, float]:
+    """The reciprocal-rank fusion of the search's file order (``mine``) and the first
+    :data:`IMPACT_FILES` of impact's (``theirs``): each file's fused score."""
+    fused: dict[str, float] = {}
+    for weight, paths in ((IMPACT_WEIGHT, theirs[:IMPACT_FILES]), (SEARCH_WEIGHT, mine)):
+        for rank, path in enumerate(paths, start=1):
+            fused[path] = fused.get(path, 0.0) + weight / (FILES_RRF_K + rank)
+    return fused
