@@ -2,7 +2,7 @@
 
 :func:`analyze` turns a requirement into weighted query terms (the project's
 tokenizer plus the synonym table, so 订单表 also looks for ``order`` and
-``table``), the identifiers it names (``discount_code``,
+``table``; the words of a title line count twice), the identifiers it names (``discount_code``,
 ``OrderService.create``), file names it mentions, and the kind of change
 (add, delete or modify).  :func:`analyse_requirement` does the same and
 refuses a requirement with nothing to search for.
@@ -103,6 +103,7 @@ ensure instead now also when should don doesn more better issue resolve resolved
 修复 修改 新增 增加 添加 更新 删除 优化 支持 调整 完善 问题
 """.split())
 ACTION_WEIGHT = 1.0
+TITLE_WEIGHT = 2.0  # a term of the first line of a text of several lines (BM25F's title field)
 
 
 @dataclass
@@ -156,6 +157,12 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         if t.term in ACTION_WORDS:
             boost *= ACTION_WEIGHT
         weights[t.term] = round(t.weight * boost, 6)
+    lines = [line for line in plain.splitlines() if line.strip()]
+    if len(lines) > 1:  # a title (an issue's, a commit's subject) and a body: the title counts more
+        title = set(tokenize(lines[0]))
+        for term in {t.term for t in terms if t.term in title or (
+                ":" in t.origin and t.origin.split(":", 1)[1] in title)}:
+            weights[term] = round(weights[term] * TITLE_WEIGHT, 6)
     if n_terms > MAX_QUERY_TERMS:  # and the synonyms of the words kept
         keep = weightiest(weights)
         weights = {t: w for t, w in weights.items() if t in keep}

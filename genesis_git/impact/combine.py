@@ -220,7 +220,8 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
         for p, v in churn_n.items():
             if w.churn and v and reasons[p]:  # a prior only for files the query reached
                 reasons[p]["churn"] = w.churn * v
-        if w.recent and "recent" not in off and not q.issue.bug_report:
+        reached = any(reasons.values())  # a requirement that matches nothing finds nothing
+        if w.recent and "recent" not in off and not q.issue.bug_report and reached:
             rec = recent_scores(history, candidates)
             for p, v in _normalise({p: s for p, (s, _) in rec.items()}).items():
                 reasons[p]["recent"] = w.recent * v

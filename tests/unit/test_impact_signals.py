@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from genesis_git.impact.analyse import analyze, clean_requirement
@@ -30,7 +32,8 @@ def test_identifiers_file_names_and_noise() -> None:
     assert q.ident_tokens == {"orderservice": "OrderService", "create": "create"}
     assert "py" not in q.weights and "md" not in q.weights
     assert "github" not in q.weights and "signed" not in q.weights and "123" not in q.weights
-    assert q.weights["service"] > q.weights["create"] == 1.0  # repeated words weigh more
+    # repeated words weigh more; a title's words (a first line with more below) twice
+    assert q.weights["service"] > q.weights["create"] == 2.0
     assert q.intent == "modify"
 
 
@@ -92,3 +95,14 @@ def test_penalty_factor_is_the_strongest_flag() -> None:
     assert penalty_factor(["changelog"]) == 1.0  # a changelog is not penalised, only not boosted
     assert penalty_factor(["generated"]) == 0.3
     assert penalty_factor(["generated", "lock"]) == 0.15
+
+
+def test_the_words_of_a_title_line_count_twice() -> None:
+    body = "Order totals are wrong\n\nThe invoice shows the order twice."
+    q = analyze(body)
+    assert q.weights["total"] == 2.0 and q.weights["invoice"] == 1.0
+    assert q.weights["order"] == pytest.approx(2.0 * (1 + 0.5 * math.log(2)))
+    one_line = analyze("Order totals are wrong")
+    assert one_line.weights["total"] == 1.0  # a single line has no title to stand out
+    zh = analyze("订单表新增字段\n\n详见需求文档")
+    assert zh.weights["order"] == 2.0 * analyze("订单表新增字段").weights["order"]  # its synonym too

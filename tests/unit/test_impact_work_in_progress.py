@@ -90,3 +90,8 @@ def test_short_words_and_numbers_are_not_looked_for_inside_names() -> None:
     assert corpus.files_named_with("og") == ["docs/catalog.md", "loaders/logs.py"]
     assert path_scores(corpus, analyze("og")) == {}  # two letters: too short to look inside
     assert "src/v2ui.py" not in path_scores(corpus, analyze("v2 ui"))
+
+
+def test_a_requirement_that_matches_nothing_gets_no_work_in_progress() -> None:
+    hist = _history([[0]], ["src/app/layout.py"])
+    assert rank(corpus_of(FILES), analyze("xyzzy plugh"), RankOptions(), hist).files == []
