@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from genesis_git.git.repo import Repo
-from genesis_git.kernel.errors import GenesisError
+from genesis_git.kernel.errors import GenesisError, UsageError
 from genesis_git.kernel.gitrun import GitError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -68,6 +68,8 @@ def _parent(repo: Repo, sha: str) -> str:
 
 def read_change(repo: Repo, rev: str | None = None, *, staged: bool = False) -> Change:
     """The change named by ``rev`` (see the module's doc), or the staged changes."""
+    if staged and rev is not None:
+        raise UsageError(f"the staged changes have no revision (got {rev!r})")
     head = repo.head_sha()
     if staged or rev is None:
         base = head or EMPTY_TREE

@@ -49,7 +49,7 @@ def pushed_ranges(root: str, lines: Sequence[Sequence[str]]) -> list[str]:
             if not parent:
                 continue  # a root commit: no history to compare with
             base = parent
-        if base != local:
+        if base != local and f"{base}..{local}" not in out:  # two refs at one commit: once
             out.append(f"{base}..{local}")
     return out
 

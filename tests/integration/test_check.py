@@ -183,6 +183,25 @@ def test_paths_git_would_quote_are_read_whole(tmp_path: Path) -> None:
     assert change.new_lines[odd] == [(2, 2)]
 
 
+def test_staged_changes_with_a_revision_are_refused_not_ignored(shop: Path) -> None:
+    with pytest.raises(UsageError, match="the staged changes have no revision"):
+        read_change(find_repo(shop), "HEAD", staged=True)
+
+
+def test_two_refs_pushed_at_one_commit_are_checked_once(shop: Path) -> None:
+    from genesis_git.hooks.prepush_check import pushed_ranges
+
+    git(shop, "branch", "twin")
+    git(shop, "update-ref", "refs/remotes/origin/main", "HEAD~2")  # what the remote has
+    tip = git(shop, "rev-parse", "HEAD").strip()
+    base = git(shop, "rev-parse", "HEAD~2").strip()
+    zero = "0" * 40
+    lines = [["refs/heads/main", tip, "refs/heads/main", zero],
+             ["refs/heads/twin", tip, "refs/heads/twin", zero]]
+    ranges = pushed_ranges(str(shop), lines)
+    assert ranges == [f"{base}..{tip}"]
+
+
 def test_the_root_commit_and_an_empty_change(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "r", {"a.py": "x = 1\n", "b.py": "y = 2\n"})
     first = run(root, "HEAD")
