@@ -269,14 +269,16 @@ def recent_scores(hist: History, candidates: Iterable[str], *, commits: int = 10
     A file that just changed is likely to change again (the "cache" of recently
     changed files in Kim et al., "Predicting faults from cached history"); a
     follow-up commit ("apply review suggestions", "fix layout") names little
-    else.  Sweeping commits are left out as in co-change.  Returns ``{path: (score,
-    [short SHAs of the commits, newest first])}``.
+    else.  Sweeping commits are left out as in co-change, and so is the first commit of
+    a history read whole: it is the project's start, not work in progress.  Returns
+    ``{path: (score, [short SHAs of the commits, newest first])}``.
     """
     wanted = set(candidates)
     scores: dict[str, float] = defaultdict(float)
     why: dict[str, list[str]] = defaultdict(list)
+    first = len(hist.transactions) - 1 if hist.changes < MAX_COMMITS else -1
     for j, tx in enumerate(hist.transactions[:commits]):
-        if len(tx) > MAX_TX_FILES:
+        if len(tx) > MAX_TX_FILES or j == first:
             continue
         weight = 0.5 ** (j / half_life)
         for idx in tx:

@@ -9,7 +9,7 @@ from test_impact_graph import corpus_of
 
 from genesis_git.impact.analyse import analyze
 from genesis_git.impact.combine import RankOptions, Weights, rank
-from genesis_git.impact.history import History, recent_scores
+from genesis_git.impact.history import MAX_COMMITS, History, recent_scores
 from genesis_git.impact.signals import path_scores
 
 
@@ -22,7 +22,7 @@ def _history(transactions: list[list[int]], files: list[str]) -> History:
 
 def test_the_newest_commit_weighs_most_and_only_the_last_ten_count() -> None:
     files = ["new.py", "older.py", "ancient.py"]
-    hist = _history([[0], [1], [1], *([[]] * 8), [2]], files)
+    hist = _history([[0], [1], [1], *([[]] * 8), [2], []], files)
     scores = recent_scores(hist, files)
     assert "ancient.py" not in scores  # the twelfth commit is not work in progress
     assert scores["new.py"][0] == 1.0
@@ -33,10 +33,19 @@ def test_the_newest_commit_weighs_most_and_only_the_last_ten_count() -> None:
 
 def test_a_sweeping_commit_and_files_outside_the_candidates_lend_nothing() -> None:
     files = [f"f{i}.py" for i in range(25)]
-    hist = _history([list(range(25)), [3]], files)
+    hist = _history([list(range(25)), [3], [4]], files)
     assert recent_scores(hist, files) == {"f3.py": (pytest.approx(0.5 ** (1 / 3)),
                                                     ["2222222222"])}
     assert recent_scores(hist, ["f1.py"]) == {}
+
+
+def test_the_first_commit_of_a_whole_history_is_not_work_in_progress() -> None:
+    files = ["a.py", "b.py"]
+    assert recent_scores(_history([[0], [0, 1]], files), files) == {"a.py": (1.0,
+                                                                            ["1111111111"])}
+    cut = _history([[0], [0, 1]], files)
+    cut.changes = MAX_COMMITS  # a history cut at MAX_COMMITS: its last commit is not the first
+    assert set(recent_scores(cut, files)) == {"a.py", "b.py"}
 
 
 FILES = {"src/app/layout.py": "def draw(box):\n    return box\n",
@@ -45,7 +54,7 @@ FILES = {"src/app/layout.py": "def draw(box):\n    return box\n",
 
 
 def test_a_follow_up_message_finds_the_file_the_last_commits_changed() -> None:
-    hist = _history([[0], [1]], ["src/app/layout.py", "src/app/version.py"])
+    hist = _history([[0], [1], []], ["src/app/layout.py", "src/app/version.py"])
     q = analyze("Apply suggestions from code review")
     ranked = rank(corpus_of(FILES), q, RankOptions(), hist).files
     assert [f.path for f in ranked[:2]] == ["src/app/review.py", "src/app/layout.py"], ranked
@@ -55,7 +64,7 @@ def test_a_follow_up_message_finds_the_file_the_last_commits_changed() -> None:
 
 
 def test_a_bug_report_is_about_what_was_released_not_the_work_in_progress() -> None:
-    hist = _history([[0]], ["src/app/layout.py"])
+    hist = _history([[0], []], ["src/app/layout.py"])
     report = "review crashes\n\n```\n>>> review()\nTypeError: boom\n```\n"
     assert analyze(report).issue.bug_report
     ranked = rank(corpus_of(FILES), analyze(report), RankOptions(), hist).files
@@ -93,5 +102,5 @@ def test_short_words_and_numbers_are_not_looked_for_inside_names() -> None:
 
 
 def test_a_requirement_that_matches_nothing_gets_no_work_in_progress() -> None:
-    hist = _history([[0]], ["src/app/layout.py"])
+    hist = _history([[0], []], ["src/app/layout.py"])
     assert rank(corpus_of(FILES), analyze("xyzzy plugh"), RankOptions(), hist).files == []
