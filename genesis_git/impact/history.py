@@ -12,6 +12,9 @@ than old ones.  The transactions are cached in ``genesis_kv`` under
 a reader that needs no commit messages (``genesis check``) reads them without
 and keeps them under ``check-history:<commit>``.
 
+**Work in progress.**  The files of the last ten commits of the same history, the
+newest weighing most (:func:`recent_scores`).
+
 **Story history.**  Stories of the ledger whose text (title, commit
 subjects, artifact summaries) is similar to the requirement lend their files
 a score.
