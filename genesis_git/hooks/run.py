@@ -247,11 +247,15 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
 
     from genesis_git.config.settings import Config, load_config
 
-    config: Config | None = None
-    try:  # read once, for the check and the ledger; a failure is theirs to report
-        config = load_config(Path(repo.root))
-    except Exception:  # the user's push goes on whatever happened here
-        pass
+    try:  # read once, for the check and the ledger
+        config: Config = load_config(Path(repo.root))
+    except Exception as exc:  # one line for both, and the user's push goes on
+        from genesis_git.text.quoting import escape_controls
+
+        why = " ".join(escape_controls(str(exc)).split()) or type(exc).__name__
+        sys.stderr.write(f"genesis: warning: genesis's settings could not be read ({why}); "
+                         "no pre-push check or ledger push this time\n")
+        return 0
     if lines and len(ledger_refs) < len(lines):  # `[check] pre_push`: opt-in, warns only
         from genesis_git.hooks.prepush_check import check_push
 
@@ -260,7 +264,6 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
     try:
         from genesis_git.stories.ledger.sync import ledger_remotes, remotes, sync
 
-        config = config or load_config(Path(repo.root))
         if not config.settings.ledger.share:
             return 0
         names = remotes(repo.root)

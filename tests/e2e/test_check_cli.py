@@ -154,6 +154,22 @@ def test_pre_push_warns_only_when_asked_and_never_blocks(remote: Path, tmp_path:
     assert g(ana, "rev-parse", "HEAD") == git(remote, "rev-parse", "main")
 
 
+def test_pre_push_with_unreadable_settings_says_so_once_and_pushes(remote: Path,
+                                                                    tmp_path: Path) -> None:
+    cy = clone(remote, tmp_path, "cy")
+    write(cy, ".genesis.toml", "[check\npre_push = true\n")  # not TOML
+    write(cy, "models/order.py", ORDER.format(n=70))
+    g(cy, "add", "models/order.py")
+    g(cy, "commit", "-qm", "order total 70")
+    pushed = push(cy)
+    assert pushed.returncode == 0, pushed.stderr
+    said = [line for line in pushed.stderr.splitlines() if line.startswith("genesis:")]
+    assert len(said) == 1, said
+    assert said[0].startswith("genesis: warning: genesis's settings could not be read (")
+    assert said[0].endswith("); no pre-push check or ledger push this time")
+    assert g(cy, "rev-parse", "HEAD") == git(remote, "rev-parse", "main")
+
+
 def test_pre_push_refuses_only_at_fail_on(remote: Path, tmp_path: Path) -> None:
     bo = clone(remote, tmp_path, "bo")
     write(bo, ".genesis.toml", "[check]\npre_push = true\nfail_on = 0.5\n")
