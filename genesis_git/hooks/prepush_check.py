@@ -54,16 +54,10 @@ def pushed_ranges(root: str, lines: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def check_push(root: str, store: str, lines: Sequence[Sequence[str]],
-               config: Config | None = None) -> int:
+def check_push(root: str, store: str, lines: Sequence[Sequence[str]], config: Config) -> int:
     """Warn about what the pushed commits probably forgot; 6 when ``fail_on`` is reached
-    (``config``: the repository's, when the caller has read it already)."""
-    from pathlib import Path
-
-    from genesis_git.config.settings import load_config
-
+    (``config``: the repository's, which the hook has read for the ledger too)."""
     try:
-        config = config or load_config(Path(root))
         if not config.settings.check.pre_push:
             return 0
         return _check(root, store, lines, config)
