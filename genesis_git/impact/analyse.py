@@ -16,7 +16,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from genesis_git.impact.issue import IssueText, read_issue
+from genesis_git.impact.issue import IssueText, read_issue, without_chrome
 from genesis_git.kernel.errors import UsageError
 from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
 from genesis_git.text.quoting import quoted
@@ -147,7 +147,7 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
             hints.append(cand)
     # a named file counts with the words of its path, not with its extension
     plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
-                           if m.group(1) in hints else m.group(0), text)
+                           if m.group(1) in hints else m.group(0), without_chrome(text))
     terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS, lexicon=True)
     counts = Counter(tokenize(plain))
     weights: dict[str, float] = {}

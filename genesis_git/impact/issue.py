@@ -33,6 +33,12 @@ _SPAN = re.compile(r"`([^`\n]{1,200})`")
 _PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:|\$ python)", re.MULTILINE)
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# what every Python traceback says whatever failed: its header, the words of a frame line
+# around the file and the function, and the names of code that is in no file
+_CHROME = re.compile(
+    r"Traceback \(most recent call last\):?"
+    r"|\bFile (?=\"[^\"\n]+\", line \d+)|(?<=\"), line \d+(?:, in\b)?"
+    r"|<(?:stdin|string|module|listcomp|dictcomp|setcomp|genexpr|lambda|ipython-input-[\w-]+)>")
 _ERROR = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Warning)|Traceback \(most recent call last\))",
                     re.MULTILINE)
 
@@ -61,6 +67,14 @@ class IssueText:
             if f.function and not f.function.startswith("<"):
                 seen.setdefault(f.function.rsplit(".", 1)[-1], None)
         return list(seen)
+
+
+def without_chrome(text: str) -> str:
+    """``text`` without the words every Python traceback has (``Traceback (most recent
+    call last)``, ``File "…", line 12, in``, ``<module>``): they name no code of the
+    project, but as words they would count (``call``, ``line``, ``module``).  The file
+    and the function of each frame stay."""
+    return _CHROME.sub(" ", text)
 
 
 def _code_parts(text: str) -> list[str]:
@@ -95,22 +109,22 @@ def read_issue(text: str) -> IssueText:
         if not re.search(r"\.(?:py|pyi|txt|md|rst|toml|cfg|json|ya?ml|html|js|ts)$", name):
             modules.setdefault(name, None)
     out.modules = list(modules)
-    code = _code_parts(text)
+    cleaned = without_chrome(text)
+    code = _code_parts(cleaned)
     tokens: set[str] = set()
     for part in code:
         for word in _NAME.findall(part):
             toks = tokenize(word)
             if toks:
                 tokens.add(toks[0])
-    for m in _CALL.finditer(text):
+    for m in _CALL.finditer(cleaned):
         toks = tokenize(m.group(1))
         if toks:
             tokens.add(toks[0])
-    for f in out.frames:
-        if f.function:
-            toks = tokenize(f.function.rsplit(".", 1)[-1])
-            if toks:
-                tokens.add(toks[0])
+    for function in out.functions:
+        toks = tokenize(function)
+        if toks:
+            tokens.add(toks[0])
     out.code_tokens = tokens
     out.bug_report = bool(out.frames or _ERROR.search(text) or _PROMPT.search(text)
                           or _FENCE.search(text))

@@ -43,6 +43,30 @@ def test_a_traceback_names_files_lines_and_functions() -> None:
     assert found["src/shop/pricing.py"] > found["src/shop/core.py"]  # nearer the error
 
 
+CHROME = {
+    "src/shop/pricing.py": "def round_price(amount, count):\n    return amount / count\n",
+    "src/shop/dispatch.py": ("class Handler:\n    def __call__(self, line):\n"
+                             "        return self.module(line)\n\n"
+                             "    def module(self, line):\n        return line\n"),
+}
+
+
+def test_the_words_every_traceback_has_are_not_the_requirement() -> None:
+    """``Traceback (most recent call last)``, ``File "…", line 4, in <module>``: no query
+    term, code token or anchor comes of them, so a file that defines ``__call__`` and
+    ``module`` is not what the report names; the frames are read as before."""
+    q = analyze(TRACE)
+    chrome = {"traceback", "recent", "call", "file", "line", "module", "stdin"}
+    assert not chrome & set(q.weights)
+    assert not chrome & q.issue.code_tokens
+    assert [f.function for f in q.issue.frames] == ["<module>", "total", "round_price"]
+    assert {"cart", "total", "roundprice", "division", "zero"} <= set(q.weights)
+    r = rank(corpus_of(CHROME), analyze(TRACE.replace("/home/me/app.py", "<stdin>")),
+             RankOptions())
+    assert r.files[0].path == "src/shop/pricing.py"
+    assert all("definition" not in f.reasons for f in r.files[1:])
+
+
 def test_dotted_names_and_imports_name_modules() -> None:
     issue = read_issue("`shop.pricing.round_price` is wrong\n\n>>> from shop.core import Cart\n"
                        "e.g. it breaks; see shop.util too")
