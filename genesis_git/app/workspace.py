@@ -116,12 +116,26 @@ class Workspace:
         ctx = self.context
         if not self._caught_up:
             from genesis_git.stories.journal import replay_journal
-            from genesis_git.stories.ledger.view import refresh_quietly
 
             replay_journal(ctx.conn, self.store_path)
-            refresh_quietly(ctx.conn, self.repo)
+            if not self._ledger_unmoved(ctx.conn):
+                from genesis_git.stories.ledger.view import refresh_quietly
+
+                refresh_quietly(ctx.conn, self.repo)
             self._caught_up = True
         return ctx
+
+    def _ledger_unmoved(self, conn: sqlite3.Connection) -> bool:
+        """No ledger ref moved since the view read them (the refresh and its imports
+        are then left out); a store that cannot say leaves it to the refresh."""
+        import sqlite3
+
+        from genesis_git.stories.ledger.signature import unmoved
+
+        try:
+            return unmoved(conn, self.repo.common_dir)
+        except (sqlite3.Error, OSError):
+            return False
 
     def ledger(self) -> sqlite3.Connection:
         """The store for reading the ledger (caught up); on a clone without a store, an empty

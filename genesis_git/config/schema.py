@@ -66,7 +66,9 @@ def setting(default: Any, doc: str, check: Check | None = None, *,
     default's (``float`` for a number whose default is written as an integer)."""
     meta = {"default": default, "doc": doc, "check": check, "typed": typed}
     frozen = freeze(default) if typed is None else typed(default)
-    return field(default_factory=lambda: frozen, metadata=meta)
+    if type(frozen).__hash__ is None:  # a read-only table: dataclasses want a factory for it
+        return field(default_factory=lambda: frozen, metadata=meta)
+    return field(default=frozen, metadata=meta)  # cheaper to build than a factory
 
 
 def freeze(value: Any) -> Any:

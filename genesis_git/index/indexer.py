@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from genesis_git.config.settings import Config
-from genesis_git.git.repo import Repo, hash_blob
+from genesis_git.git.repo import RawSnapshot, Repo, hash_blob
 from genesis_git.index.cache import CachedBlob, chunker_id, lookup_blobs, store_prepared
 from genesis_git.index.scan import FileEntry, PrevState, Snapshot, scan
 from genesis_git.index.state import known_state, remember_state, state_key
@@ -203,12 +203,14 @@ def index_excludes(config: Config) -> list[str]:
 
 
 def index_session(conn: sqlite3.Connection, repo: Repo, config: Config, session_id: str,
-                  progress: Progress | None = None, embedder: Any = None) -> IndexReport:
-    """Bring the session's map in line with the working tree, doing only the delta."""
+                  progress: Progress | None = None, embedder: Any = None, *,
+                  raw: RawSnapshot | None = None) -> IndexReport:
+    """Bring the session's map in line with the working tree, doing only the delta
+    (``raw``: git's snapshot when the caller has just taken it)."""
     t0 = time.perf_counter()
     report = IndexReport(session=session_id)
     embedder = embedder if embedder is not None else embedder_from_config(config)
-    raw = repo.snapshot()
+    raw = raw if raw is not None else repo.snapshot()
     key = state_key(repo, raw, config, embedder.id)
     known = known_state(conn, session_id)
     if known is not None and known.get("key") == key:

@@ -14,15 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genesis_git.config.settings import Config, load_config
 from genesis_git.git.repo import Repo, find_repo
-from genesis_git.index.indexer import IndexReport, Progress, index_session
+from genesis_git.index.state import is_current
 from genesis_git.kernel.errors import GenesisError, NotFound
 from genesis_git.store import kv, sessionmap
 from genesis_git.store import sessions as session_rows
 from genesis_git.store.connect import checkpoint, connect, store_path, transaction
+
+if TYPE_CHECKING:
+    from genesis_git.index.indexer import IndexReport, Progress
 
 
 @dataclass
@@ -97,6 +100,8 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
         if name or source_doc:
             with transaction(ctx.conn):
                 session_rows.rename(ctx.conn, sid, name, source_doc)
+    from genesis_git.index.indexer import index_session
+
     report = index_session(ctx.conn, ctx.repo, ctx.config, sid, progress)
     report.started = started
     _after_write(ctx, report)
@@ -116,6 +121,8 @@ def refresh(ctx: Context, progress: Progress | None = None) -> IndexReport:
     current = active_session(ctx.conn, ctx.repo)
     if current is None:
         raise GenesisError("no active session in this worktree", hint="run `genesis session start`")
+    from genesis_git.index.indexer import index_session
+
     report = index_session(ctx.conn, ctx.repo, ctx.config, current["id"], progress)
     _after_write(ctx, report)
     return report
@@ -131,7 +138,11 @@ def ensure_session(ctx: Context, *, refresh: bool = True,
             announce(f"no session yet: started {report.session} ({report.files} files indexed)")
         return report.session
     if refresh:
-        index_session(ctx.conn, ctx.repo, ctx.config, current["id"])
+        raw = ctx.repo.snapshot()
+        if not is_current(ctx.conn, ctx.repo, raw, ctx.config, current["id"]):
+            from genesis_git.index.indexer import index_session
+
+            index_session(ctx.conn, ctx.repo, ctx.config, current["id"], raw=raw)
     return str(current["id"])
 
 

@@ -40,6 +40,18 @@ def known_state(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | N
     return value if isinstance(value, dict) else None
 
 
+def is_current(conn: sqlite3.Connection, repo: Repo, raw: RawSnapshot, config: Config,
+               session_id: str) -> bool:
+    """The session's map is what a refresh would make of ``raw`` now: the same git output,
+    the same changed files by stat, the same settings (a refresh then does nothing, and
+    the indexer need not even be loaded)."""
+    from genesis_git.providers.embedders import embedder_from_config, embedder_id
+
+    known = known_state(conn, session_id)
+    return known is not None and known.get("key") == state_key(
+        repo, raw, config, embedder_id(embedder_from_config(config)))
+
+
 def remember_state(conn: sqlite3.Connection, session_id: str, key: str, files: int, hits: int,
                    excluded: int, skipped: dict[str, list[str]]) -> None:
     """What the next refresh compares with; written with the map it describes."""

@@ -1,6 +1,7 @@
 """``genesis search`` on a session that nothing changed loads what a search needs and not the
-indexing machinery (the work pool, the chunkers, the file metadata, the base builder); an
-edit still loads them and is found."""
+indexing machinery (the indexer, the scan, the work pool, the chunkers, the file metadata,
+the base builder), nor the ledger's view when no ledger ref moved; an edit still loads the
+indexer and is found."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 
 from helpers import genesis_cmd, write
 
-INDEXING = ("genesis_git.index.pool", "genesis_git.index.prepare", "genesis_git.index.metadata",
-            "genesis_git.search.base.stream")
+INDEXING = ("genesis_git.index.indexer", "genesis_git.index.scan", "genesis_git.index.pool",
+            "genesis_git.index.prepare", "genesis_git.index.metadata",
+            "genesis_git.search.base.stream", "genesis_git.stories.ledger.view")
 
 # the console script's entry point, reporting the modules it loaded when it leaves
 RUN = """import json, sys
@@ -43,3 +45,4 @@ def test_a_search_of_an_unchanged_session_leaves_the_indexer_unloaded(repo: Path
     found, modules = search_modules(repo, "zebra_stripes_counted")
     assert [r["path"] for r in found["results"]][:1] == ["src/zebra_notes.py"]
     assert "genesis_git.index.prepare" in modules  # the edit was indexed by this process
+    assert "genesis_git.index.indexer" in modules

@@ -5,8 +5,9 @@
 * :func:`refresh` notices that a ledger ref moved (``genesis sync``, or a plain
   ``git fetch`` with the refspec that ``genesis hooks install`` adds), reads
   the records it does not know yet, and folds them into the story tables.  The
-  check that nothing moved reads a few small files under the git dir and costs
-  no git process, so every command can afford it.
+  check that nothing moved (:mod:`~genesis_git.stories.ledger.signature`) reads
+  a few small files under the git dir and costs no git process, so every
+  command can afford it.
 * :func:`apply` folds every record of some stories into the story tables:
   title, status and baseline by last writer, links and artifacts by union (a
   link or an artifact whose last record removes it leaves, a link with the
@@ -19,7 +20,6 @@ The view never writes records: what comes from the ledger is already there.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -41,8 +41,8 @@ from genesis_git.stories.ledger import gitref as G
 from genesis_git.stories.ledger import outbox
 from genesis_git.stories.ledger import records as R
 from genesis_git.stories.ledger.records import Record, Warn
+from genesis_git.stories.ledger.signature import SIG_KEY, signature
 
-SIG_KEY = "refs.sig"
 REFS_KEY = "refs"
 
 
@@ -52,31 +52,6 @@ def _kv(conn: sqlite3.Connection, key: str) -> str | None:
 
 def _set_kv(conn: sqlite3.Connection, key: str, value: str) -> None:
     kv.put(conn, "ledger", key, value)
-
-
-def signature(common_dir: str | Path) -> str:
-    """What the ledger refs look like on disk: the loose refs under ``refs/genesis`` and
-    the packed-refs file's size and time.  Equal signatures mean no ref moved."""
-    common = str(common_dir)
-    if os.path.isdir(os.path.join(common, "reftable")):
-        return ""  # no cheap look: always ask git
-    parts: list[str] = []
-    base = os.path.join(common, "refs", "genesis")
-    for folder, dirs, files in os.walk(base):
-        dirs.sort()
-        for name in sorted(files):
-            full = os.path.join(folder, name)
-            try:
-                with open(full, "rb") as fh:
-                    parts.append(f"{os.path.relpath(full, base)}={fh.read(100).strip().decode()}")
-            except (OSError, UnicodeDecodeError):
-                parts.append(f"{name}=?")
-    try:
-        st = os.stat(os.path.join(common, "packed-refs"))
-        parts.append(f"packed={st.st_size}:{st.st_mtime_ns}")
-    except OSError:
-        pass
-    return "|".join(parts) or "none"
 
 
 # -- records in the store --------------------------------------------------------------
