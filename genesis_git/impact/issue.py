@@ -33,11 +33,15 @@ _SPAN = re.compile(r"`([^`\n]{1,200})`")
 _PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:|\$ python)", re.MULTILINE)
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# what every Python traceback says whatever failed: its header, the words of a frame line
-# around the file and the function, and the names of code that is in no file
+# what every Python traceback says whatever failed: its header, the lines between chained
+# exceptions, the words of a frame line around the file and the function (IPython's
+# ``Cell In[3], line 1`` too), and the names of code that is in no file
 _CHROME = re.compile(
     r"Traceback \(most recent call last\):?"
+    r"|During handling of the above exception, another exception occurred:?"
+    r"|The above exception was the direct cause of the following exception:?"
     r"|\bFile (?=\"[^\"\n]+\", line \d+)|(?<=\"), line \d+(?:, in\b)?"
+    r"|\bCell In ?\[\d*\], line \d+"
     r"|<(?:stdin|string|module|listcomp|dictcomp|setcomp|genexpr|lambda|ipython-input-[\w-]+)>")
 _ERROR = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Warning)|Traceback \(most recent call last\))",
                     re.MULTILINE)

@@ -61,6 +61,13 @@ def test_the_words_every_traceback_has_are_not_the_requirement() -> None:
     assert not chrome & q.issue.code_tokens
     assert [f.function for f in q.issue.frames] == ["<module>", "total", "round_price"]
     assert {"cart", "total", "roundprice", "division", "zero"} <= set(q.weights)
+    chained = analyze("Saving fails\n\nCell In[3], line 1\n----> 1 cart.save()\n"
+                      "KeyError: 'sku'\n\nDuring handling of the above exception, another "
+                      "exception occurred:\n\nThe above exception was the direct cause of the "
+                      "following exception:\nValueError: no price")
+    assert set(chained.weights) & {"cell", "line", "handling", "above", "another", "occurred",
+                                   "direct", "cause", "following"} == set()
+    assert {"cart", "save", "sku", "price", "keyerror"} <= set(chained.weights)
     r = rank(corpus_of(CHROME), analyze(TRACE.replace("/home/me/app.py", "<stdin>")),
              RankOptions())
     assert r.files[0].path == "src/shop/pricing.py"
