@@ -2,7 +2,8 @@
 
 :func:`analyze` turns a requirement into weighted query terms (the project's
 tokenizer plus the synonym table, so 订单表 also looks for ``order`` and
-``table``; the words of a title line count twice), the identifiers it names (``discount_code``,
+``table``; the words of a title line, and of a line that says what failed,
+count twice), the identifiers it names (``discount_code``,
 ``OrderService.create``), file names it mentions, and the kind of change
 (add, delete or modify).  :func:`analyse_requirement` does the same and
 refuses a requirement with nothing to search for.
@@ -16,7 +17,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from genesis_git.impact.issue import IssueText, read_issue, without_chrome
+from genesis_git.impact.issue import IssueText, error_lines, read_issue, without_chrome
 from genesis_git.kernel.errors import UsageError
 from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
 from genesis_git.text.quoting import quoted
@@ -104,6 +105,7 @@ ensure instead now also when should don doesn more better issue resolve resolved
 """.split())
 ACTION_WEIGHT = 1.0
 TITLE_WEIGHT = 2.0  # a term of the first line of a text of several lines (BM25F's title field)
+ERROR_WEIGHT = 2.0  # a term of a line that says what failed (``KeyError: 'sku'``), as a title
 
 
 @dataclass
@@ -158,11 +160,17 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
             boost *= ACTION_WEIGHT
         weights[t.term] = round(t.weight * boost, 6)
     lines = [line for line in plain.splitlines() if line.strip()]
+    boost: dict[str, float] = {}
     if len(lines) > 1:  # a title (an issue's, a commit's subject) and a body: the title counts more
         title = set(tokenize(lines[0]))
         for term in {t.term for t in terms if t.term in title or (
                 ":" in t.origin and t.origin.split(":", 1)[1] in title)}:
-            weights[term] = round(weights[term] * TITLE_WEIGHT, 6)
+            boost[term] = TITLE_WEIGHT
+    failed = {tok for line in error_lines(plain) for tok in tokenize(line)}
+    for term in {t.term for t in terms if t.term in failed}:
+        boost[term] = max(boost.get(term, 1.0), ERROR_WEIGHT)
+    for term, factor in boost.items():
+        weights[term] = round(weights[term] * factor, 6)
     if n_terms > MAX_QUERY_TERMS:  # and the synonyms of the words kept
         keep = weightiest(weights)
         weights = {t: w for t, w in weights.items() if t in keep}

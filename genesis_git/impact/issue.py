@@ -43,6 +43,9 @@ _CHROME = re.compile(
     r"|\bFile (?=\"[^\"\n]+\", line \d+)|(?<=\"), line \d+(?:, in\b)?"
     r"|\bCell In ?\[\d*\], line \d+"
     r"|<(?:stdin|string|module|listcomp|dictcomp|setcomp|genexpr|lambda|ipython-input-[\w-]+)>")
+# the line that says what failed: ``AttributeError: 'Zero' object has no attribute 'cols'``
+_ERROR_LINE = re.compile(r"^[ \t>]*(?:E[ \t]{2,})?([\w.]+(?:Error|Exception|Warning)(?::[^\n]*)?)[ \t]*$",
+                         re.MULTILINE)  # (pytest writes ``E   KeyError: 'sku'``)
 _ERROR = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Warning)|Traceback \(most recent call last\))",
                     re.MULTILINE)
 
@@ -79,6 +82,13 @@ def without_chrome(text: str) -> str:
     project, but as words they would count (``call``, ``line``, ``module``).  The file
     and the function of each frame stay."""
     return _CHROME.sub(" ", text)
+
+
+def error_lines(text: str) -> list[str]:
+    """The lines of ``text`` that say what failed: an exception's class, and its message
+    after a colon (``KeyError: 'sku'``, ``shop.errors.PriceError``).  A line of prose that
+    merely begins with one (``ValueError is raised when…``) is not one."""
+    return _ERROR_LINE.findall(text)
 
 
 def _code_parts(text: str) -> list[str]:

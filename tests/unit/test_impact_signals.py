@@ -106,3 +106,17 @@ def test_the_words_of_a_title_line_count_twice() -> None:
     assert one_line.weights["total"] == 1.0  # a single line has no title to stand out
     zh = analyze("订单表新增字段\n\n详见需求文档")
     assert zh.weights["order"] == 2.0 * analyze("订单表新增字段").weights["order"]  # its synonym too
+
+
+def test_the_words_of_the_line_that_says_what_failed_count_twice() -> None:
+    text = ("Saving a cart fails\n\nWe call save on a cart with a coupon.\n"
+            "KeyError: 'coupon_code'\nE   shop.errors.PriceError: no price for sku\n"
+            "ValueError is raised when the price is missing")
+    q = analyze(text)
+    assert q.weights["couponcode"] == 2.0 and q.weights["priceerror"] == 2.0
+    assert q.weights["sku"] == 2.0 and q.weights["keyerror"] == 2.0
+    assert q.weights["call"] == 1.0  # a line of the body
+    assert q.weights["valueerror"] == 1.0  # prose that begins with a class name says nothing failed
+    assert q.weights["fail"] == 2.0  # a word of the title alone
+    titled = analyze("KeyError: 'coupon_code'\n\nwhen saving")
+    assert titled.weights["couponcode"] == 2.0  # the title and the error line: still twice
