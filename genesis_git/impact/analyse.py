@@ -17,7 +17,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from genesis_git.impact.issue import IssueText, error_lines, read_issue, without_chrome
+from genesis_git.impact.issue import IssueText, error_lines, read_issue
 from genesis_git.kernel.errors import UsageError
 from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
 from genesis_git.text.quoting import quoted
@@ -28,6 +28,7 @@ from genesis_git.text.tokens import (
     analyze_query_counted,
     default_synonyms,
     tokenize,
+    without_chrome,
 )
 
 # -- cleaning ----------------------------------------------------------------
@@ -147,9 +148,11 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         ext = cand.rsplit(".", 1)[-1].lower()
         if ext in _CODE_EXT and cand not in hints and len(hints) < MAX_QUERY_TERMS:
             hints.append(cand)
+    words = without_chrome(text)  # unless the chrome is all the text says
     # a named file counts with the words of its path, not with its extension
     plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
-                           if m.group(1) in hints else m.group(0), without_chrome(text))
+                           if m.group(1) in hints else m.group(0),
+                           words if tokenize(words) else text)
     terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS, lexicon=True)
     counts = Counter(tokenize(plain))
     weights: dict[str, float] = {}
@@ -160,16 +163,16 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
             boost *= ACTION_WEIGHT
         weights[t.term] = round(t.weight * boost, 6)
     lines = [line for line in plain.splitlines() if line.strip()]
-    boost: dict[str, float] = {}
+    field_weight: dict[str, float] = {}  # a title's terms and an error line's: as BM25F fields
     if len(lines) > 1:  # a title (an issue's, a commit's subject) and a body: the title counts more
         title = set(tokenize(lines[0]))
         for term in {t.term for t in terms if t.term in title or (
                 ":" in t.origin and t.origin.split(":", 1)[1] in title)}:
-            boost[term] = TITLE_WEIGHT
+            field_weight[term] = TITLE_WEIGHT
     failed = {tok for line in error_lines(plain) for tok in tokenize(line)}
     for term in {t.term for t in terms if t.term in failed}:
-        boost[term] = max(boost.get(term, 1.0), ERROR_WEIGHT)
-    for term, factor in boost.items():
+        field_weight[term] = max(field_weight.get(term, 1.0), ERROR_WEIGHT)
+    for term, factor in field_weight.items():
         weights[term] = round(weights[term] * factor, 6)
     if n_terms > MAX_QUERY_TERMS:  # and the synonyms of the words kept
         keep = weightiest(weights)

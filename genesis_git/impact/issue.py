@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from genesis_git.text.tokens import tokenize
+from genesis_git.text.tokens import tokenize, without_chrome
 
 _FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([A-Za-z_<][\w<>.]*))?')
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,8})")
@@ -33,16 +33,6 @@ _SPAN = re.compile(r"`([^`\n]{1,200})`")
 _PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:|\$ python)", re.MULTILINE)
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# what every Python traceback says whatever failed: its header, the lines between chained
-# exceptions, the words of a frame line around the file and the function (IPython's
-# ``Cell In[3], line 1`` too), and the names of code that is in no file
-_CHROME = re.compile(
-    r"Traceback \(most recent call last\):?"
-    r"|During handling of the above exception, another exception occurred:?"
-    r"|The above exception was the direct cause of the following exception:?"
-    r"|\bFile (?=\"[^\"\n]+\", line \d+)|(?<=\"), line \d+(?:, in\b)?"
-    r"|\bCell In ?\[\d*\], line \d+"
-    r"|<(?:stdin|string|module|listcomp|dictcomp|setcomp|genexpr|lambda|ipython-input-[\w-]+)>")
 # the line that says what failed: ``AttributeError: 'Zero' object has no attribute 'cols'``
 _ERROR_LINE = re.compile(r"^[ \t>]*(?:E[ \t]{2,})?([\w.]+(?:Error|Exception|Warning)(?::[^\n]*)?)[ \t]*$",
                          re.MULTILINE)  # (pytest writes ``E   KeyError: 'sku'``)
@@ -74,14 +64,6 @@ class IssueText:
             if f.function and not f.function.startswith("<"):
                 seen.setdefault(f.function.rsplit(".", 1)[-1], None)
         return list(seen)
-
-
-def without_chrome(text: str) -> str:
-    """``text`` without the words every Python traceback has (``Traceback (most recent
-    call last)``, ``File "…", line 12, in``, ``<module>``): they name no code of the
-    project, but as words they would count (``call``, ``line``, ``module``).  The file
-    and the function of each frame stay."""
-    return _CHROME.sub(" ", text)
 
 
 def error_lines(text: str) -> list[str]:

@@ -4,7 +4,9 @@ Words that appear in the query only inside a URL or an e-mail address
 (``https://github.com/org/repo/pull/12``, ``Co-authored-by: … <a@b.org>``)
 are references, not what the user is looking for: they count
 :data:`LINK_WEIGHT` of a word (origin ``link``).  A query that is only a URL
-keeps its ranking, since every term is scaled alike.
+keeps its ranking, since every term is scaled alike.  A pasted traceback is
+read without the words every traceback has (``Traceback (most recent call
+last)``, ``File "…", line 12, in``), unless they are all the query says.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from genesis_git.text.querybounds import (
     weightiest,
 )
 from genesis_git.text.quoting import quoted
-from genesis_git.text.tokens import LINK, QueryTerm, SynonymTable, analyze_query_counted, tokenize
+from genesis_git.text.tokens import (
+    LINK,
+    QueryTerm,
+    SynonymTable,
+    analyze_query_counted,
+    tokenize,
+    without_chrome,
+)
 from genesis_git.text.tokens import synonym_table as text_synonym_table
 
 if TYPE_CHECKING:
@@ -51,6 +60,9 @@ def analyse_bounded(config: Config, query: str) -> tuple[list[QueryTerm], list[s
     if not query or not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
     text, left_out = bound_query(query)
+    plain = without_chrome(text)  # a pasted traceback's words, not the ones every one has
+    if plain != text and tokenize(plain):
+        text = plain  # (a query of nothing else looks for those words themselves)
     found, distinct = analyze_query_counted(text, synonym_table(config), MAX_QUERY_TERMS,
                                             lexicon=True)
     terms = _demote_links(text, found)

@@ -275,6 +275,26 @@ def unique(tokens: Iterable[str]) -> list[str]:
 LINK = re.compile(r"\b(?:https?|ftp|file)://\S+|\bwww\.\S+|"
                   r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
 
+# What every Python traceback says whatever failed: its header, the lines between chained
+# exceptions, the words of a frame line around the file and the function (IPython's
+# ``Cell In[3], line 1`` too), and the names of code that is in no file.  Search and
+# impact leave them out of a pasted traceback's words.
+TRACEBACK_CHROME = re.compile(
+    r"Traceback \(most recent call last\):?"
+    r"|During handling of the above exception, another exception occurred:?"
+    r"|The above exception was the direct cause of the following exception:?"
+    r"|\bFile (?=\"[^\"\n]+\", line \d+)|(?<=\"), line \d+(?:, in\b)?"
+    r"|\bCell In ?\[\d*\], line \d+"
+    r"|<(?:stdin|string|module|listcomp|dictcomp|setcomp|genexpr|lambda|ipython-input-[\w-]+)>")
+
+
+def without_chrome(text: str) -> str:
+    """``text`` without the words every Python traceback has (``Traceback (most recent
+    call last)``, ``File "…", line 12, in``, ``<module>``): they name no code of the
+    project, but as words they would count (``call``, ``line``, ``module``).  The file
+    and the function of each frame stay."""
+    return TRACEBACK_CHROME.sub(" ", text)
+
 
 def synonym_groups(extra: Mapping[str, object] | None = None,
                    groups: Iterable[Sequence[str]] = DEFAULT_SYNONYMS) -> list[list[str]]:

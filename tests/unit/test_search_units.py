@@ -199,3 +199,19 @@ def test_words_of_links_count_a_quarter() -> None:
     assert {t.term: t.weight for t in only} == {"http": 0.25, "example": 0.25, "com": 0.25,
                                                 "订单": 0.25, "order": 0.125}
     assert analyse(config, "订单 https://x.io/y")[0].weight == 1.0
+
+
+def test_a_pasted_traceback_is_searched_without_the_words_every_traceback_has() -> None:
+    from genesis_git.config.settings import load_config
+    from genesis_git.search.query import analyse
+
+    config = load_config(None, env={})
+    pasted = ('Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+              '  File "/srv/shop/cart.py", line 9, in total\n    return round_price(self.sum)\n'
+              "ZeroDivisionError: division by zero")
+    terms = {t.term for t in analyse(config, pasted)}
+    assert {"cart", "total", "roundprice", "zerodivisionerror", "division"} <= terms
+    assert not terms & {"traceback", "recent", "call", "file", "line", "module", "stdin"}
+    # a query of nothing else looks for those words themselves
+    alone = {t.term for t in analyse(config, "Traceback (most recent call last)")}
+    assert {"traceback", "recent", "call"} <= alone
