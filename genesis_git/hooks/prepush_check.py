@@ -72,7 +72,7 @@ def _check(root: str, store: str, lines: Sequence[Sequence[str]], config: Config
 
     from genesis_git.check import CheckOptions, check
     from genesis_git.git.repo import find_repo
-    from genesis_git.text.quoting import escape_controls, quote_path
+    from genesis_git.text.quoting import one_line, quote_path
 
     settings = config.settings.check
     repo = find_repo(root)
@@ -98,7 +98,7 @@ def _check(root: str, store: str, lines: Sequence[Sequence[str]], config: Config
             sys.stderr.write(f"genesis: warning: the commits pushed may have forgotten {n} "
                              f"file{'s' if n != 1 else ''} (genesis check {short}):\n")
             for m in shown[:MAX_LINES]:
-                why = " ".join(escape_controls(m.reasons[0].detail).split()) if m.reasons else ""
+                why = one_line(m.reasons[0].detail) if m.reasons else ""
                 sys.stderr.write(f"  {m.confidence:.2f} {quote_path(m.path)}  "
                                  f"({m.reasons[0].source}: {why})\n")
     finally:

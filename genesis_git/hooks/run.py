@@ -250,9 +250,9 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
     try:  # read once, for the check and the ledger
         config: Config = load_config(Path(repo.root))
     except Exception as exc:  # one line for both, and the user's push goes on
-        from genesis_git.text.quoting import escape_controls
+        from genesis_git.text.quoting import one_line
 
-        why = " ".join(escape_controls(str(exc)).split()) or type(exc).__name__
+        why = one_line(str(exc)) or type(exc).__name__
         sys.stderr.write(f"genesis: warning: genesis's settings could not be read ({why}); "
                          "no pre-push check or ledger push this time\n")
         return 0
@@ -299,10 +299,10 @@ def pre_push(repo: HookRepo, args: Sequence[str]) -> int:
 
 
 def _not_pushed(reason: str) -> None:
-    from genesis_git.text.quoting import escape_controls
+    from genesis_git.text.quoting import one_line
 
     sys.stderr.write("genesis: warning: the story ledger was not pushed "
-                     f"({' '.join(escape_controls(reason).split())}); `genesis sync` retries\n")
+                     f"({one_line(reason)}); `genesis sync` retries\n")
 
 
 HOOKS: dict[str, HookFn] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from genesis_git.text.quoting import escape_controls
+from genesis_git.text.quoting import escape_controls, one_line
 
 
 def sync_lines(result: dict[str, Any], mirror_failed: bool) -> list[str]:
@@ -35,7 +35,7 @@ def repair_lines(res: dict[str, Any]) -> list[str]:
 
 def error_line(error: str) -> str:
     """Why the ledger was not shared, on one line of stderr; nothing was lost."""
-    text = " ".join(escape_controls(error).split())
+    text = one_line(error)
     return f"genesis: error: {text} (nothing is lost: the records wait in this clone)\n"
 
 

@@ -29,3 +29,9 @@ def escape_controls(text: str) -> str:
     if not any(ch < " " or ch == "\x7f" for ch in text):
         return text
     return quote_path(text)[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+
+
+def one_line(text: str) -> str:
+    """Free text (an error's message, a reason) for one line of stderr: its control
+    characters escaped, its runs of spaces made one."""
+    return " ".join(escape_controls(text).split())
