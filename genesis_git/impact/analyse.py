@@ -148,11 +148,9 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
         ext = cand.rsplit(".", 1)[-1].lower()
         if ext in _CODE_EXT and cand not in hints and len(hints) < MAX_QUERY_TERMS:
             hints.append(cand)
-    words = without_chrome(text)  # unless the chrome is all the text says
     # a named file counts with the words of its path, not with its extension
     plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
-                           if m.group(1) in hints else m.group(0),
-                           words if tokenize(words) else text)
+                           if m.group(1) in hints else m.group(0), without_chrome(text))
     terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS, lexicon=True)
     counts = Counter(tokenize(plain))
     weights: dict[str, float] = {}

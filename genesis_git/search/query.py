@@ -59,10 +59,8 @@ def analyse_bounded(config: Config, query: str) -> tuple[list[QueryTerm], list[s
     """
     if not query or not query.strip():
         raise UsageError("empty query", hint='say what to look for, e.g. genesis search "order table"')
-    text, left_out = bound_query(query)
-    plain = without_chrome(text)  # a pasted traceback's words, not the ones every one has
-    if plain != text and tokenize(plain):
-        text = plain  # (a query of nothing else looks for those words themselves)
+    bounded, left_out = bound_query(query)
+    text = without_chrome(bounded)  # a pasted traceback's words, not the ones every one has
     found, distinct = analyze_query_counted(text, synonym_table(config), MAX_QUERY_TERMS,
                                             lexicon=True)
     terms = _demote_links(text, found)

@@ -292,8 +292,10 @@ def without_chrome(text: str) -> str:
     """``text`` without the words every Python traceback has (``Traceback (most recent
     call last)``, ``File "…", line 12, in``, ``<module>``): they name no code of the
     project, but as words they would count (``call``, ``line``, ``module``).  The file
-    and the function of each frame stay."""
-    return TRACEBACK_CHROME.sub(" ", text)
+    and the function of each frame stay.  A text of nothing else is kept as it is: it
+    looks for those words themselves."""
+    plain = TRACEBACK_CHROME.sub(" ", text)
+    return plain if plain == text or tokenize(plain) else text
 
 
 def synonym_groups(extra: Mapping[str, object] | None = None,

@@ -68,6 +68,8 @@ def test_the_words_every_traceback_has_are_not_the_requirement() -> None:
     assert set(chained.weights) & {"cell", "line", "handling", "above", "another", "occurred",
                                    "direct", "cause", "following"} == set()
     assert {"cart", "save", "sku", "price", "keyerror"} <= set(chained.weights)
+    # a requirement of nothing else looks for those words themselves, as a search does
+    assert {"traceback", "recent", "call"} <= set(analyze("Traceback (most recent call last)").weights)
     r = rank(corpus_of(CHROME), analyze(TRACE.replace("/home/me/app.py", "<stdin>")),
              RankOptions())
     assert r.files[0].path == "src/shop/pricing.py"
