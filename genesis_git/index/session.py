@@ -102,6 +102,9 @@ def start(ctx: Context, *, name: str | None = None, doc: str | None = None, new:
                 session_rows.rename(ctx.conn, sid, name, source_doc)
     from genesis_git.index.indexer import index_session
 
+    # once per start, not per search: a fresh clone's racily clean entries would make
+    # every later snapshot hash them again
+    ctx.repo.refresh_stat_cache()
     report = index_session(ctx.conn, ctx.repo, ctx.config, sid, progress)
     report.started = started
     _after_write(ctx, report)

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -590,3 +591,52 @@ def test_a_large_index_leaves_no_large_wal(repo: Path, genesis_env: Path, monkey
     assert session_mod.refresh(ctx).chunks >= 1
     assert wal.stat().st_size == 0  # folded into the store and truncated
     assert ctx.conn.execute("PRAGMA journal_size_limit").fetchone()[0] == 4 << 20
+
+
+def _racy(root: Path) -> list[str]:
+    """The index's entries git must hash again on each status: stat time not before the
+    index file's own (git's racy-clean rule, by seconds)."""
+    index_mtime = int((root / ".git" / "index").stat().st_mtime)
+    racy = []
+    path = ""
+    for line in git(root, "ls-files", "--debug").splitlines():
+        if not line.startswith(" "):
+            path = line
+        elif line.strip().startswith("mtime:"):
+            if int(line.split()[1].split(":")[0]) >= index_mtime:
+                racy.append(path)
+    return racy
+
+
+def _make_racy(root: Path) -> float:
+    """Files a minute old, their stat data recorded, then an index file older than they
+    are: what a clone that wrote files and index in the same second leaves."""
+    old = time.time() - 60
+    for rel in git(root, "ls-files", "-z").split("\0"):
+        if rel:
+            os.utime(root / rel, (old, old))
+    git(root, "update-index", "-q", "--refresh")
+    past = old - 30
+    os.utime(root / ".git" / "index", (past, past))
+    assert _racy(root)
+    return past
+
+
+def test_start_lets_git_record_the_stat_cache_a_fresh_checkout_left_racy(repo: Path) -> None:
+    staged = git(repo, "ls-files", "-s")
+    _make_racy(repo)
+    start_json()
+    assert _racy(repo) == []
+    assert git(repo, "ls-files", "-s") == staged  # only stat data moved
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_start_goes_on_when_another_git_command_holds_the_index(repo: Path) -> None:
+    index = repo / ".git" / "index"
+    past = _make_racy(repo)
+    lock = repo / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    data = start_json()
+    assert data["files"] > 0
+    assert lock.exists() and lock.read_bytes() == b""  # the other command's lock is untouched
+    assert int(index.stat().st_mtime) == int(past)
