@@ -62,7 +62,9 @@ def check_push(root: str, store: str, lines: Sequence[Sequence[str]], config: Co
             return 0
         return _check(root, store, lines, config)
     except Exception as exc:  # the push goes on whatever happened here
-        reason = " ".join(str(exc).split()) or type(exc).__name__
+        from genesis_git.text.quoting import one_line
+
+        reason = one_line(str(exc)) or type(exc).__name__
         sys.stderr.write(f"genesis: warning: the pre-push check did not run ({reason})\n")
         return 0
 

@@ -84,3 +84,13 @@ def test_fail_on_is_judged_one_way(shop: Path, capsys: pytest.CaptureFixture[str
                           load_config(shop)) == code
         refused = "genesis: error: push refused: a file reached check.fail_on"
         assert (refused in capsys.readouterr().err) == (code == 6)
+
+
+def test_a_check_that_fails_says_why_on_one_line_without_raw_escapes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gone = tmp_path / "sh\x1b[31mop\nnext"  # a hook's root that vanished, its name hostile
+    write(tmp_path, ".genesis.toml", "[check]\npre_push = true\n")
+    assert check_push(str(gone), str(tmp_path / "none.db"), [], load_config(tmp_path)) == 0
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("genesis: warning: the pre-push check did not run (")
+    assert "\x1b" not in line and "sh\\033[31mop\\nnext: no such directory)" in line
