@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from genesis_git.check.change import Change, texts
 from genesis_git.git.repo import Repo
-from genesis_git.impact.graph import resolve_py_imports
+from genesis_git.impact.graph import module_index, resolve_py_imports
 from genesis_git.impact.kinds import file_flags
 from genesis_git.index.chunk import chunk_text, language_of
 from genesis_git.index.classify import is_test_path
@@ -194,19 +194,6 @@ def grep_names(repo: Repo, change: Change, defs: Definitions, tree: set[str]
     return found
 
 
-def _module_index(paths: set[str]) -> dict[str, list[str]]:
-    index: dict[str, list[str]] = defaultdict(list)
-    for path in sorted(paths):
-        if not path.endswith((".py", ".pyi")):
-            continue
-        parts = path.rsplit(".", 1)[0].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        for i in range(len(parts)):
-            index[".".join(parts[i:])].append(path)
-    return dict(index)
-
-
 def references(repo: Repo, change: Change, defs: Definitions, hits: dict[str, set[str]],
                tree: set[str]) -> tuple[Found, Found]:
     """(references, docs): the files outside the change that name a changed definition."""
@@ -250,7 +237,7 @@ def _importers(repo: Repo, change: Change, paths: list[str], tree: set[str]) -> 
     changed = {p for p in change.files if p.endswith((".py", ".pyi"))}
     if not changed:
         return {}
-    index = _module_index(tree)
+    index = module_index(tree)
     out: dict[str, str] = {}
     read = texts(repo, change, [p for p in paths if p.endswith((".py", ".pyi"))])
     for path, text in sorted(read.items()):

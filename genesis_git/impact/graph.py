@@ -82,6 +82,16 @@ def _module_names(path: str) -> list[str]:
     return names
 
 
+def module_index(paths: set[str]) -> dict[str, list[str]]:
+    """Every dotted name a Python file of ``paths`` may be imported as -> those files (in
+    path order), for :func:`resolve_py_imports`."""
+    index: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(paths):
+        for name in _module_names(path):
+            index[name].append(path)
+    return dict(index)
+
+
 def _resolve_py(importer: str, module: str, names: list[str], index: dict[str, list[str]],
                 paths: set[str]) -> set[str]:
     dots = len(module) - len(module.lstrip("."))
@@ -211,10 +221,7 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
     :meth:`Graph.imports_of`.  Both only save time: the answers are the same.
     """
     paths = set(corpus.files)
-    index: dict[str, list[str]] = defaultdict(list)
-    for path in sorted(paths):
-        for name in _module_names(path):
-            index[name].append(path)
+    index = module_index(paths)
     tables: dict[str, Table] = {}
     symbols: dict[str, list[tuple[str, str, int, int]]] = defaultdict(list)
     for path in corpus.files:
@@ -224,7 +231,7 @@ def build_graph(corpus: Corpus, *, wanted: set[str] | None = None,
         for name, lines, cols, kind in defined:
             _add_table(tables, name, path, lines, cols, kind)
     graph = Graph({}, {}, tables, dict(symbols))
-    graph._corpus, graph._index, graph._paths = corpus, dict(index), paths
+    graph._corpus, graph._index, graph._paths = corpus, index, paths
     if eager_imports:
         for path in sorted(paths):
             for target in graph.imports_of(path):
