@@ -8,7 +8,8 @@
 * ``definition`` — the file defines a symbol or table that the requirement
   names (``class Order``, ``CREATE TABLE orders``, ``__tablename__``);
 * ``graph`` — the file imports a seed (a file that ranks high on the signals
-  above) and uses what the seed defines that the query names;
+  above) and uses what the seed defines that the query names, less when many files
+  do;
 * ``fields`` — the file mentions most columns of a table the query names;
 * ``commits``, ``cochange``, ``churn``, ``recent``, ``story`` — from HEAD's history and
   the ledger (:mod:`genesis_git.impact.history`).
@@ -160,20 +161,25 @@ def graph_scores(graph: Graph, q: QueryInfo, seeds: dict[str, float],
                  flags: dict[str, list[str]], file_terms: dict[str, set[str]]
                  ) -> tuple[dict[str, float], dict[str, list[tuple[float, str]]]]:
     """Files that import a seed *and* use one of the seed's symbols that the query names:
-    the raw score of each, and (share, seed) for each seed it uses."""
+    the raw score of each, and (share, seed) for each seed it uses.  A seed lends its
+    callers the idf of their number (over that of one caller): what half the tree calls
+    says little about which caller the requirement means."""
     raw: dict[str, float] = {}
     why: dict[str, list[tuple[float, str]]] = {}
+    n = max(len(file_terms), 2)
     for seed, weight in seeds.items():
         wanted = hit_symbols(graph, seed, q)
         if not wanted:
             continue
-        for user in sorted(p for p, terms in file_terms.items() if terms & wanted):
-            if user == seed or "changelog" in flags.get(user, []):
-                continue
-            if seed not in graph.imports_of(user):
-                continue
+        users = [p for p in sorted(p for p, terms in file_terms.items() if terms & wanted)
+                 if p != seed and "changelog" not in flags.get(p, [])
+                 and seed in graph.imports_of(p)]
+        # a symbol half the tree calls says little about which caller changes
+        rarity = _idf(n, len(users)) / _idf(n, 1)
+        for user in users:
             used = wanted & file_terms[user]
-            share = weight * sum(q.weights[t] for t in used) / sum(q.weights[t] for t in wanted)
+            share = (weight * rarity * sum(q.weights[t] for t in used)
+                     / sum(q.weights[t] for t in wanted))
             raw[user] = raw.get(user, 0.0) + share
             why.setdefault(user, []).append((share, seed))
     return raw, why

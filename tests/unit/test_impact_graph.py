@@ -98,3 +98,29 @@ def test_lazy_graph_gives_the_same_answers() -> None:
         assert lazy.imports_of(path) == eager.imports[path]
     assert sorted(lazy.symbols) == ["helper", "order"]
     assert lazy.symbols["order"] == eager.symbols["order"]
+
+
+def test_a_symbol_every_file_calls_lends_its_callers_less_than_a_rare_one() -> None:
+    from genesis_git.impact.analyse import analyze
+    from genesis_git.impact.signals import graph_scores
+
+    files = {"pkg/core.py": "def everywhere():\n    pass\n\n\ndef seldom():\n    pass\n",
+             "pkg/rare_user.py": "from pkg.core import seldom\n\nseldom()\n"}
+    for i in range(30):
+        files[f"pkg/user{i}.py"] = "from pkg.core import everywhere\n\neverywhere()\n"
+    corpus = corpus_of(files)
+    graph = build_graph(corpus)
+
+    def lent(requirement: str) -> dict[str, float]:
+        q = analyze(requirement)
+        terms = corpus.text_scores(q.weights)[3]
+        raw, why = graph_scores(graph, q, {"pkg/core.py": 1.0}, corpus.flags, terms)
+        assert all(seed == "pkg/core.py" for ws in why.values() for _, seed in ws)
+        return raw
+
+    common = lent("everywhere() returns the wrong value")
+    rare = lent("seldom() returns the wrong value")
+    assert set(common) == {f"pkg/user{i}.py" for i in range(30)}
+    assert set(rare) == {"pkg/rare_user.py"}
+    assert rare["pkg/rare_user.py"] == 1.0  # one caller in 32 files: all of the seed's weight
+    assert 0 < max(common.values()) < 0.6 * rare["pkg/rare_user.py"]
