@@ -39,7 +39,7 @@ def test_callers_of_a_named_symbol_are_affected() -> None:
     reasons = ranked(SHOP, "change the signature of OrderService.create")
     assert "definition" in reasons["app/services/order_service.py"]
     callers = reasons["app/controllers/order_controller.py"]["graph"]
-    assert callers == 0.15
+    assert 0.1 < callers < 0.15  # the whole weight, less for a symbol two files use
     assert reasons["app/reports.py"]["graph"] == pytest.approx(callers / 2)  # never calls create
     assert "fields" not in reasons.get("app/models/order.py", {})  # Order is only part of a name
     assert "definition" not in reasons.get("db/schema.sql", {})
