@@ -26,11 +26,11 @@ from genesis_git.check.change import Change, texts
 from genesis_git.git.repo import Repo
 from genesis_git.impact.graph import module_index, resolve_py_imports
 from genesis_git.impact.kinds import file_flags
-from genesis_git.index.chunk import chunk_text, language_of
+from genesis_git.index.chunk import PROSE_EXTENSIONS, chunk_text, language_of
 from genesis_git.index.classify import is_test_path
 from genesis_git.index.facts import py_import_specs, tables_in_text
 
-DOC_EXT = (".md", ".rst", ".txt", ".adoc", ".markdown")
+DOC_EXT = tuple(sorted(PROSE_EXTENSIONS))
 SETTINGS_EXT = (".toml", ".ini", ".cfg", ".yaml", ".yml", ".env", ".properties")
 _SETTING = re.compile(r"^[ \t+-]*([A-Za-z_][\w.-]{3,})[ \t]*[=:]", re.MULTILINE)
 _STOP_NAMES = {"__init__", "main", "setup", "test", "tests", "run", "get", "set", "init",

@@ -24,13 +24,14 @@ from collections.abc import Mapping
 from genesis_git.impact.analyse import QueryInfo
 from genesis_git.impact.graph import Graph
 from genesis_git.impact.issue import frame_paths, module_paths
+from genesis_git.index.chunk import PROSE_EXTENSIONS
 from genesis_git.index.classify import is_test_path
 
 RARE_SHARE = 0.005  # a plain word is an anchor when at most this share of files define it
 RARE_MIN = 5  # ... or at most this many
 _DOC_DIRS = {"doc", "docs", "documentation", "examples", "example", "samples", "sample",
              "benchmarks", "bench", ".github"}
-_PROSE = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc", "ipynb"}
+_PROSE = {e[1:] for e in PROSE_EXTENSIONS} | {"ipynb"}  # a notebook reads as a document
 _CONFIG = {"toml", "yml", "yaml", "cfg", "ini", "json", "lock", "in"}
 PRIOR = {"doc": 0.45, "test": 0.55, "config": 0.4}
 FEEDBACK_SEEDS = 3  # the best files whose neighbours feedback looks at

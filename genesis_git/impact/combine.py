@@ -46,9 +46,9 @@ from genesis_git.impact.signals import (
     path_scores,
     with_compounds,
 )
+from genesis_git.index.chunk import PROSE_EXTENSIONS
 
 FEEDBACK_POOL = 200  # the files best on text that feedback may reach
-PROSE_EXT = {"md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc"}
 SEED_SIGNALS = {"text", "path", "named", "definition", "traceback", "bridge"}
 SIGNALS = ("text", "path", "named", "definition", "traceback", "bridge", "graph", "feedback",
            "fields", "cochange", "commits", "churn", "recent", "story")
@@ -199,7 +199,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
         for p, share in fields.items():
             if "changelog" in flags[p]:
                 continue
-            prose = p.rsplit(".", 1)[-1].lower() in PROSE_EXT
+            prose = "." + p.rsplit(".", 1)[-1].lower() in PROSE_EXTENSIONS
             reasons[p]["fields"] = weight * share * (w.prose_fields if prose else 1.0)
             notes[p]["fields"] = [t.name for t in tables]
         if "feedback" not in off and w.feedback and q.issue.bug_report:

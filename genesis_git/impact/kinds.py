@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from genesis_git.index.chunk import PROSE_EXTENSIONS
 from genesis_git.index.facts import has_generated_mark
 
 LOCK_NAMES = frozenset({
@@ -22,7 +23,7 @@ _GENERATED_DIRS = ("dist", "generated", "__generated__", ".next")
 _CHANGELOG = re.compile(r"^(changes|changelog|change_log|history|news|release[-_ ]?notes|"
                         r"releases|whatsnew|whats[-_]new)([-_.][\w.-]*)?$", re.IGNORECASE)
 
-_DOC_EXT = {"", "md", "rst", "txt", "adoc", "markdown", "asciidoc"}
+_DOC_EXT = {"", *(e[1:] for e in PROSE_EXTENSIONS)}  # CHANGES, CHANGES.md, …
 
 _DATA_EXT = {"csv", "tsv", "jsonl", "ndjson", "parquet", "arff"}
 

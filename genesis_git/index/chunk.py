@@ -29,6 +29,8 @@ CODE_EXTENSIONS = {
     ".bash", ".zsh", ".lua", ".pl", ".r", ".m", ".ets", ".vue", ".svelte", ".sql", ".dart",
 }
 MARKDOWN_EXTENSIONS = {".md", ".markdown", ".mdx"}
+# documents written as prose: impact's prior and its prose fields, the check's docs
+PROSE_EXTENSIONS = frozenset(MARKDOWN_EXTENSIONS | {".rst", ".txt", ".adoc", ".asciidoc"})
 RST_EXTENSIONS = {".rst", ".rest"}
 
 _DEF_LINE = re.compile(
