@@ -52,6 +52,7 @@ def test_one_rule_names_tests_and_docs() -> None:
                  "src/attest.py", "docs/testing.rst"):
         assert not is_test_path(path), path
     assert is_doc("docs/usage.md") and is_doc("README.rst") and not is_doc("docs/conf.py")
+    assert is_doc("site/guide.mdx") and is_doc("manual.asciidoc")  # impact's prose too
 
 
 def test_a_quoted_patch_path_is_read_back() -> None:
