@@ -137,6 +137,12 @@ class QueryInfo:
         return not self.weights
 
 
+def _terms_of(terms: list[QueryTerm], words: set[str]) -> set[str]:
+    """The query terms of ``words`` (a line's tokens) and the synonyms they brought."""
+    return {t.term for t in terms
+            if t.term in words or (":" in t.origin and t.origin.split(":", 1)[1] in words)}
+
+
 def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo:
     """Weighted query terms, identifiers, file names and intent of a requirement."""
     table = synonyms if synonyms is not None else default_synonyms()
@@ -163,12 +169,10 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
     lines = [line for line in plain.splitlines() if line.strip()]
     field_weight: dict[str, float] = {}  # a title's terms and an error line's: as BM25F fields
     if len(lines) > 1:  # a title (an issue's, a commit's subject) and a body: the title counts more
-        title = set(tokenize(lines[0]))
-        for term in {t.term for t in terms if t.term in title or (
-                ":" in t.origin and t.origin.split(":", 1)[1] in title)}:
+        for term in _terms_of(terms, set(tokenize(lines[0]))):
             field_weight[term] = TITLE_WEIGHT
     failed = {tok for line in error_lines(plain) for tok in tokenize(line)}
-    for term in {t.term for t in terms if t.term in failed}:
+    for term in _terms_of(terms, failed):
         field_weight[term] = max(field_weight.get(term, 1.0), ERROR_WEIGHT)
     for term, factor in field_weight.items():
         weights[term] = round(weights[term] * factor, 6)
