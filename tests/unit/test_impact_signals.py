@@ -121,3 +121,6 @@ def test_the_words_of_the_line_that_says_what_failed_count_twice() -> None:
     assert q.weights["fail"] == 2.0  # a word of the title alone
     titled = analyze("KeyError: 'coupon_code'\n\nwhen saving")
     assert titled.weights["couponcode"] == 2.0  # the title and the error line: still twice
+    # the synonyms a word of that line brings count twice too, as a title's do
+    zh = analyze("保存失败\n\n日志如下\nKeyError: 订单表 不存在")
+    assert zh.weights["order"] == 2.0 * analyze("订单表 不存在").weights["order"]
