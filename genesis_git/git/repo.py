@@ -219,18 +219,17 @@ class Repo:
         """The hooks folder of the common dir (ignores core.hooksPath)."""
         return self.common_dir / "hooks"
 
-    def refresh_stat_cache(self) -> bool:
+    def refresh_stat_cache(self) -> None:
         """Let git record its index's stat information again (``git update-index -q
         --refresh``), as ``git status`` does when it may take the index's lock.
 
         Right after a clone or checkout most entries are *racily clean* (written in the
         second the index was), and every later ``git status --no-optional-locks`` (the
         one a snapshot runs) hashes those files again: about 0.1 s on a sympy-sized tree,
-        each search.  Changes nothing of the index's content; ``False`` when git could not
-        (another git command holds the lock, or the index is unreadable), which is harmless.
+        each search.  Changes nothing of the index's content; when git cannot (another git
+        command holds the lock, the index is unreadable) nothing happens, which is harmless.
         """
-        proc = run_git(["update-index", "-q", "--refresh"], self.root, check=False)
-        return proc.returncode == 0
+        run_git(["update-index", "-q", "--refresh"], self.root, check=False)
 
     # -- snapshot -------------------------------------------------------
     def start_snapshot(self) -> None:

@@ -16,6 +16,7 @@ import os
 import sys
 
 from genesis_git.kernel.errors import ExitCode
+from genesis_git.text.quoting import one_line, quote_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,8 +63,6 @@ def check_push(root: str, store: str, lines: Sequence[Sequence[str]], config: Co
             return 0
         return _check(root, store, lines, config)
     except Exception as exc:  # the push goes on whatever happened here
-        from genesis_git.text.quoting import one_line
-
         reason = one_line(str(exc)) or type(exc).__name__
         sys.stderr.write(f"genesis: warning: the pre-push check did not run ({reason})\n")
         return 0
@@ -74,7 +73,6 @@ def _check(root: str, store: str, lines: Sequence[Sequence[str]], config: Config
 
     from genesis_git.check import CheckOptions, check
     from genesis_git.git.repo import find_repo
-    from genesis_git.text.quoting import one_line, quote_path
 
     settings = config.settings.check
     repo = find_repo(root)

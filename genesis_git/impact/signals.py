@@ -166,15 +166,14 @@ def graph_scores(graph: Graph, q: QueryInfo, seeds: dict[str, float],
     says little about which caller the requirement means."""
     raw: dict[str, float] = {}
     why: dict[str, list[tuple[float, str]]] = {}
-    n = max(len(file_terms), 2)
+    n = len(file_terms)
     for seed, weight in seeds.items():
         wanted = hit_symbols(graph, seed, q)
         if not wanted:
             continue
-        users = [p for p in sorted(p for p, terms in file_terms.items() if terms & wanted)
-                 if p != seed and "changelog" not in flags.get(p, [])
-                 and seed in graph.imports_of(p)]
-        # a symbol half the tree calls says little about which caller changes
+        users = sorted(p for p, terms in file_terms.items()
+                       if terms & wanted and p != seed and "changelog" not in flags.get(p, [])
+                       and seed in graph.imports_of(p))
         rarity = _idf(n, len(users)) / _idf(n, 1)
         for user in users:
             used = wanted & file_terms[user]
