@@ -20,7 +20,7 @@ from genesis_git.providers.embedders import (
     embedder_id,
     get_embedder,
 )
-from genesis_git.search.exact import arrange, identifier_of
+from genesis_git.search.exact import arrange, identifier_of, word_of
 from genesis_git.search.explain import contributions, matched
 from genesis_git.search.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.search.lexical import LexicalScores, lexical_scores
@@ -142,8 +142,10 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     order = ordered(idx, scores)
     tiers: dict[int, str] = {}
     name = identifier_of(query) if mode != "vector" else None
-    if name is not None:  # one identifier: its definitions first, then file after file
-        order, tiers = arrange(ctx.conn, idx, order, mask, name)
+    word = word_of(query) if mode != "vector" and name is None else None
+    if name is not None or word is not None:  # one identifier: its definitions first, then
+        order, tiers = arrange(ctx.conn, idx, order, mask,  # file after file
+                               name or str(word), defined_only=name is None)
         for row in order:
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
     rows = _select(idx, order, opts)

@@ -4,9 +4,11 @@ An agent that searches ``url_for`` or ``SESSION_COOKIE_PARTITIONED`` wants what
 ``git grep -w`` would show, best first: where the name is defined, then the
 files that use it, not ten chunks of the one file that repeats it most.  So
 when the whole query is one identifier (``url_for``, ``Flask.url_for``,
-``before_request()``, ``ProgressBar``, a name in backticks; a plain lower-case word
-such as ``order`` is a word, not a name), the rows that contain its whole
-token are put in three tiers, each kept in the fused order:
+``before_request()``, ``ProgressBar``, ``echo()``, a name in backticks), the rows that contain
+its whole token are put in three tiers, each kept in the fused order.  A plain
+lower-case word (``order``, ``echo``) is a word, not a name, unless a function,
+class or method of the tree is called exactly that (:func:`word_of`): ``echo``
+in a project that defines ``def echo`` is looked for as ``git grep -w`` would.
 
 1. **definition** (qualified first, then outside tests): the chunk's symbol is the name (``def url_for``, a method
    ``Flask.url_for``), or its text defines it (``class``/``def``/``function``/
@@ -36,7 +38,7 @@ from genesis_git.index.classify import is_test_path
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
 from genesis_git.search.texts import texts_at
-from genesis_git.store.blobs import chunk_details
+from genesis_git.store.blobs import chunk_details, definition_chunks
 from genesis_git.text.tokens import first_token
 
 CANDIDATES = 200
@@ -52,14 +54,25 @@ _KEYWORDS = (r"def|class|function|func|fn|const|let|var|val|type|interface|struc
 def identifier_of(query: str) -> str | None:
     """The identifier that ``query`` is, as written (``Flask.url_for``, ``before_request``), or
     ``None`` when the query is more than one name."""
-    q = query.strip().strip("`").strip()
+    raw = query.strip()
+    q = raw.strip("`").strip()
+    as_code = q != raw or q.endswith("()")  # `order` and order() are written as code
     if q.endswith("()"):
         q = q[:-2]
     if not q or not _IDENT.fullmatch(q):
         return None
-    if q.islower() and q.isalnum():  # a plain word (``order``) is a word, not a name
+    if q.islower() and q.isalnum() and not as_code:  # a plain word (order) is a word
         return None
     return q if first_token(_last(q)) else None
+
+
+def word_of(query: str) -> str | None:
+    """The plain lower-case word that ``query`` is (``echo``, ``progressbar``), or ``None``:
+    a name only where the tree defines it (:func:`arrange` with ``defined_only``)."""
+    q = query.strip()
+    if q.isascii() and q.isalnum() and q.islower() and first_token(q):
+        return q
+    return None
 
 
 def _last(name: str) -> str:
@@ -100,13 +113,17 @@ def _symbol_parts(symbol: str | None) -> list[str]:
 
 
 def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
-            written: str) -> tuple[list[int], dict[int, str]]:
+            written: str, *, defined_only: bool = False) -> tuple[list[int], dict[int, str]]:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
     :func:`identifier_of` gives it), and each looked-at row's tier (see the module).
+    With ``defined_only`` (a plain word, :func:`word_of`), ``rows`` stay as they are unless
+    a chunk is a function, class or method of that name, and only such chunks are its
+    definitions (``command = ctx.command`` is not).
 
     A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
-    qualifier too first; at most :data:`DEFINITIONS_PER_FILE` definitions of one file lead,
-    the others join the rounds."""
+    qualifier too first, then the chunks the chunker made of a definition (``def echo``)
+    before a definition found in a text (a code sample of the docs); at most
+    :data:`DEFINITIONS_PER_FILE` definitions of one file lead, the others join the rounds."""
     name = _last(written)
     token = first_token(name)
     if token is None or idx.n_rows == 0:
@@ -118,19 +135,26 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     holds = (score > 0) & mask
     if not holds.any():
         return list(rows), {}
+    declared = _defining(conn, idx, holds, name)
+    if defined_only and not declared:
+        return list(rows), {}
     first = [r for r in rows if holds[r]][:CANDIDATES]
+    seen = set(first)
+    first += [r for r in declared if r not in seen]  # however far down the fused order
     if len(first) < CANDIDATES:  # rows that hold the name but missed the fused lists
         holds[np.asarray(rows, dtype=np.int64)] = False
         extra = np.flatnonzero(holds)
         extra = extra[np.argsort(-score[extra], kind="stable")][:CANDIDATES - len(first)]
         first += [int(r) for r in extra]
     candidates = first
-    tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written))
+    tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), defined_only)
+    chunked = set(declared)
     definitions: list[int] = []
     per_file: dict[str, int] = {}
     later: list[int] = []
     for r in sorted((r for r in candidates if tiers[r] == DEFINITION),
-                    key=lambda r: (r not in qualified, is_test_path(idx.row_path(r)))):
+                    key=lambda r: (r not in qualified, r not in chunked,
+                                   is_test_path(idx.row_path(r)))):
         path = idx.row_path(r)
         per_file[path] = per_file.get(path, 0) + 1
         (definitions if per_file[path] <= DEFINITIONS_PER_FILE else later).append(r)
@@ -141,13 +165,27 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     return definitions + _rounds(idx, others) + tail, tiers
 
 
+def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, name: str
+              ) -> list[int]:
+    """The rows among ``holds`` whose chunk is a function, class or method called ``name``
+    (``echo`` is in hundreds of chunks of a project that defines it: its definition may be
+    far down the fused order)."""
+    rows = np.flatnonzero(holds)
+    ids = idx.chunk_ids[idx.rows_chunk[rows]]
+    named = {cid for cid, symbol in definition_chunks(conn, np.unique(ids).tolist(), name)
+             if _symbol_parts(symbol)[-1:] == [name]}
+    return [int(r) for r, cid in zip(rows.tolist(), ids.tolist(), strict=True) if cid in named]
+
+
 def _qualifier(written: str) -> list[str]:
     parts = re.split(r"\.|::", written)
     return parts[-2:] if len(parts) > 1 else []
 
 
 def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: str,
-           qualifier: list[str]) -> tuple[dict[int, str], set[int]]:
+           qualifier: list[str], chunks_only: bool = False) -> tuple[dict[int, str], set[int]]:
+    """The tier of each of ``rows`` and the rows of the qualifier's class.  With
+    ``chunks_only``, a text that defines ``name`` (``name = …``) is of the name tier."""
     ids = [int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
@@ -176,6 +214,8 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     for row, blob_id, ord_, symbol in to_read:
         text = texts.get((blob_id, ord_))
         out[row] = tier = TOKEN if text is None else _text_tier(text, name)
+        if tier == DEFINITION and chunks_only:
+            out[row] = NAME
         parts = _symbol_parts(symbol)
         if tier == DEFINITION and qualifier and parts and parts[-1] == qualifier[0]:
             qualified.add(row)  # the class holds the method

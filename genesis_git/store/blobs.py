@@ -178,6 +178,19 @@ def chunk_details(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> Iterato
             f"FROM rag_chunk_cache WHERE id IN ({marks})", part)
 
 
+def definition_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[int], tail: str
+                      ) -> Iterator[tuple[int, str]]:
+    """``(id, symbol)`` of the function, class and method chunks of ``chunk_ids`` whose symbol
+    ends with ``tail`` in any case (the caller checks where its last part starts)."""
+    pattern = "%" + tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    for part in parts(chunk_ids):
+        marks = ",".join("?" * len(part))
+        yield from plain_cursor(conn).execute(
+            f"SELECT id, symbol FROM rag_chunk_cache WHERE id IN ({marks}) "
+            "AND kind IN ('function', 'class', 'method') AND symbol LIKE ? ESCAPE '\\'",
+            [*part, pattern])
+
+
 def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> int:
     """The chunks of ``blob_ids``."""
     total = 0

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from genesis_git.index.session import ensure_session, open_context
-from genesis_git.search import SearchOptions, search
-from genesis_git.search.exact import identifier_of
+from genesis_git.search import SearchOptions, engine, search
+from genesis_git.search.exact import identifier_of, word_of
 
 from helpers import git
 
@@ -51,6 +51,18 @@ FILES = {
         f"## Setting {i}\n\nSet `SHOP_COOKIE_PARTITIONED` to change cookie {i}.\n\n"
         for i in range(8))),
     "templates/page.html": _TEMPLATE,
+    # a plain word: ``discount`` is defined once, said and assigned far more often elsewhere
+    "src/shop/pricing.py": (
+        "\"\"\"Prices of the shop.\"\"\"\n\n\n"
+        "def discount(price, rate):\n    \"\"\"The price after a rate off.\"\"\"\n"
+        + "".join(f"    step_{i} = price * {i}\n" for i in range(25))
+        + "    return price * (1 - rate)\n"),
+    **{f"src/shop/offer_{i}.py": (
+        f"def offer_{i}(price):\n    discount = 0.{i + 1}  # the discount of offer {i}\n"
+        f"    # a discount, the discount, no other discount than the discount\n"
+        f"    return price - price * discount\n") for i in range(6)},
+    "docs/discounts.md": "# Discounts\n\n" + "".join(
+        f"A discount {i}: the discount is a discount off the price.\n\n" for i in range(10)),
     **_USES,
 }
 
@@ -108,6 +120,33 @@ def test_type_code_keeps_code_that_is_also_an_api(shop: Path) -> None:
     assert all(t != "API" or p.endswith(".py") for p, _, t in run("cart", types=("CODE",)))
 
 
+def test_a_plain_word_the_tree_defines_is_found_where_it_is_defined(shop: Path) -> None:
+    hits = run("discount", k=10)
+    assert hits[0][:2] == ("src/shop/pricing.py", "discount"), hits
+    # an assignment ``discount = 0.1`` is not the definition of a word: the offers follow
+    assert [p for p, _, _ in hits[1:7]].count("src/shop/pricing.py") <= 1, hits
+    assert len({p for p, _, _ in hits} & grep_files(shop, "discount")) >= 5, hits
+    for written in ("`discount`", "discount()"):  # written as code, it is a name outright
+        assert run(written, k=3)[0][:2] == ("src/shop/pricing.py", "discount"), written
+
+
+def test_a_definition_far_down_the_fused_order_still_leads(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("genesis_git.search.exact.CANDIDATES", 2)  # every other row holds it
+    assert run("discount", k=3)[0][:2] == ("src/shop/pricing.py", "discount")
+    assert run("render_widget", k=3)[0][:2] == ("src/shop/widgets.py", "render_widget")
+
+
+def test_a_plain_word_nothing_defines_keeps_the_search_order(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for word in ("price", "title", "cookie"):
+        found = run(word, k=10)
+        assert found, word
+        monkeypatch.setattr(engine, "word_of", lambda query: None)
+        assert run(word, k=10) == found, word  # the same hits, in the same order
+        monkeypatch.undo()
+
+
 def test_more_than_one_word_is_not_an_identifier_query() -> None:
     assert identifier_of("render_widget") == "render_widget"
     assert identifier_of(" `Flask.url_for()` ") == "Flask.url_for"
@@ -115,3 +154,7 @@ def test_more_than_one_word_is_not_an_identifier_query() -> None:
     assert identifier_of("ProgressBar") == "ProgressBar" and identifier_of("HTTP2") == "HTTP2"
     for query in ("render widget", "url_for(x)", "进度条", "", "a.", "the", "order", "progressbar"):
         assert identifier_of(query) is None, query
+    assert identifier_of("`order`") == "order" and identifier_of("echo()") == "echo"
+    assert word_of(" progressbar ") == "progressbar" and word_of("echo2") == "echo2"
+    for query in ("Echo", "echo()", "two words", "进度条", "", "42", "_private"):
+        assert word_of(query) is None, query
