@@ -122,7 +122,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
 
     A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
     qualifier too first, then the chunks the chunker made of a definition (``def echo``)
-    before a definition found in a text (a code sample of the docs); at most
+    before a definition found in a text (a code sample of the docs), and a top-level one
+    (``def diff``) before a method (``Poly.diff``); at most
     :data:`DEFINITIONS_PER_FILE` definitions of one file lead, the others join the rounds."""
     name = _last(written)
     token = first_token(name)
@@ -148,13 +149,12 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
         first += [int(r) for r in extra]
     candidates = first
     tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), defined_only)
-    chunked = set(declared)
     definitions: list[int] = []
     per_file: dict[str, int] = {}
     later: list[int] = []
     for r in sorted((r for r in candidates if tiers[r] == DEFINITION),
-                    key=lambda r: (r not in qualified, r not in chunked,
-                                   is_test_path(idx.row_path(r)))):
+                    key=lambda r: (r not in qualified, r not in declared,
+                                   not declared.get(r, False), is_test_path(idx.row_path(r)))):
         path = idx.row_path(r)
         per_file[path] = per_file.get(path, 0) + 1
         (definitions if per_file[path] <= DEFINITIONS_PER_FILE else later).append(r)
@@ -166,15 +166,18 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
 
 
 def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, name: str
-              ) -> list[int]:
-    """The rows among ``holds`` whose chunk is a function, class or method called ``name``
-    (``echo`` is in hundreds of chunks of a project that defines it: its definition may be
-    far down the fused order)."""
+              ) -> dict[int, bool]:
+    """The rows among ``holds`` whose chunk is a function, class or method called ``name``,
+    each with whether it is top-level (``def diff``, not ``Poly.diff``).  ``echo`` is in
+    hundreds of chunks of a project that defines it: its definition may be far down the
+    fused order."""
     rows = np.flatnonzero(holds)
     ids = idx.chunk_ids[idx.rows_chunk[rows]]
-    named = {cid for cid, symbol in definition_chunks(conn, np.unique(ids).tolist(), name)
-             if _symbol_parts(symbol)[-1:] == [name]}
-    return [int(r) for r, cid in zip(rows.tolist(), ids.tolist(), strict=True) if cid in named]
+    named = {cid: len(parts) for cid, symbol in
+             definition_chunks(conn, np.unique(ids).tolist(), name)
+             if (parts := _symbol_parts(symbol))[-1:] == [name]}
+    return {int(r): named[cid] == 1 for r, cid in zip(rows.tolist(), ids.tolist(), strict=True)
+            if cid in named}
 
 
 def _qualifier(written: str) -> list[str]:

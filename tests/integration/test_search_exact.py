@@ -61,6 +61,13 @@ FILES = {
         f"def offer_{i}(price):\n    discount = 0.{i + 1}  # the discount of offer {i}\n"
         f"    # a discount, the discount, no other discount than the discount\n"
         f"    return price - price * discount\n") for i in range(6)},
+    # ``render``: a top-level function, and a long method that says the word far more often
+    "src/shop/output.py": "def render(text):\n    return text.strip()\n",
+    "src/shop/page.py": (
+        "class Page:\n    def render(self, parts):\n        \"\"\"Render each part.\"\"\"\n"
+        + "".join(f"        part_{i} = self.render_part(parts[{i}])  # render part {i}\n"
+                  for i in range(120))
+        + "        return parts\n"),
     "docs/discounts.md": "# Discounts\n\n" + "".join(
         f"A discount {i}: the discount is a discount off the price.\n\n" for i in range(10)),
     **_USES,
@@ -128,6 +135,12 @@ def test_a_plain_word_the_tree_defines_is_found_where_it_is_defined(shop: Path) 
     assert len({p for p, _, _ in hits} & grep_files(shop, "discount")) >= 5, hits
     for written in ("`discount`", "discount()"):  # written as code, it is a name outright
         assert run(written, k=3)[0][:2] == ("src/shop/pricing.py", "discount"), written
+
+
+def test_a_top_level_definition_comes_before_a_method_of_the_same_name(shop: Path) -> None:
+    hits = run("render", k=5)
+    assert hits[0][:2] == ("src/shop/output.py", "render"), hits
+    assert ("src/shop/page.py", "Page.render") in [(p, s) for p, s, _ in hits[:3]], hits
 
 
 def test_a_definition_far_down_the_fused_order_still_leads(

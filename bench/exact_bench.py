@@ -1,0 +1,120 @@
+"""Exact identifiers as an agent searches them: ``genesis search NAME`` on every name a tree defines.
+
+For each top-level function and class of the tree's Python source (not its tests;
+read with :mod:`ast`, so the check does not lean on genesis's own chunker), the
+name is searched as written (``genesis search echo``, ``genesis search Context``),
+in process, ten results. Two questions, the issue's:
+
+* **def@3** — is a chunk that overlaps one of the name's definitions among the
+  first three results?
+* **cover** — do the ten results reach at least min(5, n) of the n files that
+  ``git grep -lw NAME`` lists?
+
+Names are split into *plain words* (``echo``, ``progressbar``: lower-case letters and
+digits only, which search once read as words) and *other identifiers*
+(``url_for``, ``Context``, ``HTTPError``).  Run it with the interpreter of the code
+to measure; the session is the repository's own (``GENESIS_HOME`` as set).
+
+    python bench/exact_bench.py --repo ~/src/click [--limit 300] [--json-out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from genesis_git.index.classify import is_test_path
+from genesis_git.index.session import ensure_session, open_context
+from genesis_git.search import SearchOptions, search
+
+
+def definitions(repo: Path) -> dict[str, list[tuple[str, int, int]]]:
+    """Each top-level function and class name of the tree's non-test ``.py`` files, with its
+    ``(path, first line, last line)`` places."""
+    files = subprocess.run(["git", "ls-files", "-z", "--", "*.py"], cwd=repo, check=True,
+                           capture_output=True, text=True).stdout.split("\0")
+    out: dict[str, list[tuple[str, int, int]]] = {}
+    for path in sorted(f for f in files if f and not is_test_path(f)):
+        try:
+            tree = ast.parse((repo / path).read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                out.setdefault(node.name, []).append((path, first, node.end_lineno or first))
+    return out
+
+
+def grep_files(repo: Path, name: str) -> set[str]:
+    proc = subprocess.run(["git", "grep", "-lw", "-e", name], cwd=repo, capture_output=True,
+                          text=True)
+    return set(proc.stdout.split())
+
+
+def plain(name: str) -> bool:
+    return name.isascii() and name.isalnum() and name.islower()
+
+
+def sample(names: list[str], limit: int) -> list[str]:
+    """At most ``limit`` of the sorted ``names``, evenly spaced (the same every run)."""
+    if len(names) <= limit:
+        return names
+    step = len(names) / limit
+    return [names[int(i * step)] for i in range(limit)]
+
+
+def evaluate(repo: Path, limit: int) -> dict[str, Any]:
+    defs = definitions(repo)
+    names = sample(sorted(defs), limit)
+    ctx = open_context(repo)
+    sid = ensure_session(ctx)
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        hits = search(ctx, sid, name, SearchOptions(k=10)).hits
+        places = defs[name]
+        def3 = any(h.path == p and h.start_line <= last and h.end_line >= first
+                   for h in hits[:3] for p, first, last in places)
+        users = grep_files(repo, name)
+        reached = {h.path for h in hits} & users
+        need = min(5, len(users))
+        rows.append({"name": name, "plain": plain(name), "def3": def3,
+                     "cover": len(reached) >= need, "files": len(users),
+                     "reached": len(reached), "first": [f"{h.path}:{h.start_line}"
+                                                        for h in hits[:3]]})
+    return {"repo": str(repo), "names": len(rows), "rows": rows}
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    lines = ["| names | n | def@3 | cover |", "|---|---|---|---|"]
+    for label, pick in (("plain words", True), ("other identifiers", False), ("all", None)):
+        part = [r for r in rows if pick is None or r["plain"] is pick]
+        if not part:
+            continue
+        d = sum(r["def3"] for r in part) / len(part)
+        c = sum(r["cover"] for r in part) / len(part)
+        lines.append(f"| {label} | {len(part)} | {d:.3f} | {c:.3f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", type=Path, required=True, help="a git working tree")
+    ap.add_argument("--limit", type=int, default=300, help="names at most (evenly sampled)")
+    ap.add_argument("--json-out", type=Path, help="write every name's row here")
+    args = ap.parse_args(argv)
+    result = evaluate(args.repo.resolve(), args.limit)
+    print(f"{result['repo']}: {result['names']} names")
+    print(summary(result["rows"]))
+    if args.json_out:
+        args.json_out.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
