@@ -143,9 +143,9 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     tiers: dict[int, str] = {}
     name = identifier_of(query) if mode != "vector" else None
     word = word_of(query) if mode != "vector" and name is None else None
-    if name is not None or word is not None:  # one identifier: its definitions first, then
-        order, tiers = arrange(ctx.conn, idx, order, mask,  # file after file
-                               name or str(word), defined_only=name is None)
+    written = name or word  # one identifier (or a word the tree defines): its definitions
+    if written is not None:  # first, then file after file
+        order, tiers = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None)
         for row in order:
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
     rows = _select(idx, order, opts)

@@ -4,16 +4,18 @@ An agent that searches ``url_for`` or ``SESSION_COOKIE_PARTITIONED`` wants what
 ``git grep -w`` would show, best first: where the name is defined, then the
 files that use it, not ten chunks of the one file that repeats it most.  So
 when the whole query is one identifier (``url_for``, ``Flask.url_for``,
-``before_request()``, ``ProgressBar``, ``echo()``, a name in backticks), the rows that contain
-its whole token are put in three tiers, each kept in the fused order.  A plain
-lower-case word (``order``, ``echo``) is a word, not a name, unless a function,
-class or method of the tree is called exactly that (:func:`word_of`): ``echo``
-in a project that defines ``def echo`` is looked for as ``git grep -w`` would.
+``before_request()``, ``ProgressBar``, ``echo()``, a name in backticks), the
+rows that contain its whole token are put in three tiers, each kept in the
+fused order.  A plain lower-case word (``order``, ``echo``) is a word, not a
+name, unless a function, class or method of the tree is called exactly that
+(:func:`word_of`): ``echo`` in a project that defines ``def echo`` is looked
+for as ``git grep -w`` would.
 
-1. **definition** (qualified first, then outside tests): the chunk's symbol is the name (``def url_for``, a method
-   ``Flask.url_for``), or its text defines it (``class``/``def``/``function``/
-   ``const``… *name*, *name* ``=`` or ``:`` at the start of a line, or a quoted
-   key ``"NAME":`` of a mapping);
+1. **definition** (qualified first, then the chunker's before a text's, top-level
+   before methods, outside tests before tests): the chunk's symbol is the name
+   (``def url_for``, a method ``Flask.url_for``), or its text defines it
+   (``class``/``def``/``function``/``const``… *name*, *name* ``=`` or ``:`` at
+   the start of a line, or a quoted key ``"NAME":`` of a mapping);
 2. **name**: the text holds the name exactly as written (case and underscores);
 3. **token**: the text holds only its token (``UrlFor``, ``urlfor``).
 
