@@ -211,7 +211,9 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
         _drop(reasons, off)
     if use_history:
         assert history is not None
-        co = cochange_scores(history, seeds, candidates)
+        # co-change spreads a file's score to its partners: what a change of several files
+        # needs, while a bug report is mostly fixed in one file (as ``recent``, below)
+        co = {} if q.issue.bug_report else cochange_scores(history, seeds, candidates)
         co_n = _normalise({p: s for p, (s, _) in co.items()})
         for p, v in co_n.items():
             reasons[p]["cochange"] = w.cochange * v

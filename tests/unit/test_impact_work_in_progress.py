@@ -76,6 +76,18 @@ def test_a_bug_report_is_about_what_was_released_not_the_work_in_progress() -> N
     assert all("recent" not in f.reasons for f in zero)
 
 
+def test_a_bug_report_gets_no_co_change_and_a_requirement_does() -> None:
+    # review.py and layout.py always changed together; the requirement names review only
+    hist = _history([[0, 1], [0, 1], [0, 1], [2]], ["src/app/review.py", "src/app/layout.py",
+                                                     "src/app/version.py"])
+    plain = rank(corpus_of(FILES), analyze("review the layout of the review"), RankOptions(),
+                 hist).files
+    assert any("cochange" in f.reasons for f in plain)
+    report = "review crashes\n\n```\n>>> review()\nTypeError: boom\n```\n"
+    ranked = rank(corpus_of(FILES), analyze(report), RankOptions(), hist).files
+    assert ranked and all("cochange" not in f.reasons for f in ranked)
+
+
 LOADERS = {"loaders/mypdfloader.py": "def load(path):\n    return open(path).read()\n",
            "loaders/pdf/reader.py": "def read(path):\n    return path\n",
            "loaders/csvloader.py": "def load(path):\n    return path\n",
