@@ -70,11 +70,17 @@ def anchor_tokens(q: QueryInfo, graph: Graph, n_files: int) -> set[str]:
     return out
 
 
+MODULE_SHARE = 0.5  # a dotted name or an import weighs as a traceback's second file
+
+
 def traceback_scores(q: QueryInfo, paths: list[str]) -> dict[str, float]:
-    """Files a traceback's frames or the text's module names name (0..1)."""
+    """Files a traceback's frames or the text's module names name (0..1).  A reproduction's
+    imports and the names it prints (``from sympy.matrices import Matrix``,
+    ``<class 'sympy.core.numbers.Zero'>``) name what the user called or saw, the outer end
+    of what ran: they weigh as a caller's frame does, not as the frame that failed."""
     out = frame_paths(q.issue.frames, paths)
     for p, v in module_paths(q.issue.modules, set(paths)).items():
-        out[p] = max(out.get(p, 0.0), 0.8 * v)
+        out[p] = max(out.get(p, 0.0), MODULE_SHARE * v)
     return out
 
 

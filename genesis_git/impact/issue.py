@@ -19,12 +19,14 @@ A pasted issue names code more precisely than its prose does:
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
 from genesis_git.text.tokens import tokenize, without_chrome
 
 _FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([A-Za-z_<][\w<>.]*))?')
+_HEAD = re.compile(r"Traceback \(most recent call last\)")  # where a traceback starts
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,8})")
 _IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:from\s+([\w.]+)\s+import\s+([\w, ()*]+)|import\s+([\w., ]+))",
                      re.MULTILINE)
@@ -47,6 +49,7 @@ class Frame:
     path: str  # as written in the traceback
     line: int
     function: str | None
+    trace: int = 0  # the tracebacks of the text that start before it (one traceback: 0 or 1)
 
 
 @dataclass
@@ -87,9 +90,11 @@ def _code_parts(text: str) -> list[str]:
 def read_issue(text: str) -> IssueText:
     """Tracebacks, module names, code tokens and the bug-report mark of ``text``."""
     out = IssueText()
+    heads = [m.start() for m in _HEAD.finditer(text)]
     for m in _FRAME.finditer(text):
         path = re.sub(r"[\\/]+", "/", m.group(1))
-        out.frames.append(Frame(path, int(m.group(2)), m.group(3)))
+        out.frames.append(Frame(path, int(m.group(2)), m.group(3),
+                                bisect.bisect_left(heads, m.start())))
     modules: dict[str, None] = {}
     for m in _IMPORT.finditer(text):
         if m.group(1):
@@ -133,35 +138,48 @@ def frame_paths(frames: list[Frame], paths: list[str]) -> dict[str, float]:
     """Files of ``paths`` that the traceback's frames name, by the longest matching suffix
     (an installed ``site-packages/shop/core.py`` is ``src/shop/core.py`` of the tree).
 
-    Later frames (nearer the error) weigh a little more; a name that fits many files
-    of the tree (``__init__.py``) weighs less."""
+    Each traceback is read from the error outwards, and the k-th file of the tree it
+    meets (k = 1, 2, …) weighs ``1 / k`` (at least 0.1), as BRTracer (Wong et al., 2014)
+    weighs a stack trace's frames: the fix is most often where the error was raised, and
+    the files further out are its callers (a test, the user's code, a dispatcher that
+    calls back).  A file of several tracebacks keeps its best weight; a name that fits
+    several files of the tree (``__init__.py``) is shared among them."""
     by_name: dict[str, list[str]] = {}
     for p in paths:
         by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
+    traces: dict[int, list[list[str]]] = {}
+    for f in frames:
+        best = _frame_files(f, by_name)
+        if best:
+            traces.setdefault(f.trace, []).append(best)
     out: dict[str, float] = {}
-    n = len(frames)
-    for i, f in enumerate(frames):
-        parts = [x for x in f.path.split("/") if x and x != "."]
-        if not parts:
-            continue
-        same = by_name.get(parts[-1], [])
-        best: list[str] = []
-        depth = 0
-        for p in same:
-            pp = p.split("/")
-            k = 0
-            while k < min(len(pp), len(parts)) and pp[-1 - k] == parts[-1 - k]:
-                k += 1
-            if k > depth:
-                best, depth = [p], k
-            elif k == depth:
-                best.append(p)
-        if not best or (depth == 1 and len(best) > 3):
-            continue
-        weight = (0.75 + 0.25 * (i + 1) / n) / len(best)
-        for p in best:
-            out[p] = max(out.get(p, 0.0), weight)
+    for found in traces.values():
+        met: dict[str, int] = {}
+        for best in reversed(found):  # innermost first
+            for p in best:
+                k = met.setdefault(p, len(met) + 1)
+                out[p] = max(out.get(p, 0.0), max(1.0 / k, 0.1) / len(best))
     return out
+
+
+def _frame_files(f: Frame, by_name: dict[str, list[str]]) -> list[str]:
+    """The files of the tree a frame's path ends with (the longest suffix); none when the
+    path is only a name that more than three files have."""
+    parts = [x for x in f.path.split("/") if x and x != "."]
+    if not parts:
+        return []
+    best: list[str] = []
+    depth = 0
+    for p in by_name.get(parts[-1], []):
+        pp = p.split("/")
+        k = 0
+        while k < min(len(pp), len(parts)) and pp[-1 - k] == parts[-1 - k]:
+            k += 1
+        if k > depth:
+            best, depth = [p], k
+        elif k == depth:
+            best.append(p)
+    return [] if depth == 1 and len(best) > 3 else best
 
 
 def module_paths(modules: list[str], paths: set[str]) -> dict[str, float]:

@@ -10,7 +10,13 @@ from __future__ import annotations
 from test_impact_graph import corpus_of
 
 from genesis_git.impact.analyse import analyze
-from genesis_git.impact.anchors import anchor_tokens, file_kind, prior_factor
+from genesis_git.impact.anchors import (
+    MODULE_SHARE,
+    anchor_tokens,
+    file_kind,
+    prior_factor,
+    traceback_scores,
+)
 from genesis_git.impact.combine import RankOptions, rank
 from genesis_git.impact.confidence import confidences, weak_evidence
 from genesis_git.impact.issue import frame_paths, module_paths, read_issue
@@ -40,7 +46,49 @@ def test_a_traceback_names_files_lines_and_functions() -> None:
              "tests/test_core.py"]
     found = frame_paths(issue.frames, paths)
     assert set(found) == {"src/shop/core.py", "src/shop/pricing.py", "app.py"}
-    assert found["src/shop/pricing.py"] > found["src/shop/core.py"]  # nearer the error
+    # from the error outwards: the k-th file of the tree weighs 1 / k
+    assert found == {"src/shop/pricing.py": 1.0, "src/shop/core.py": 0.5, "app.py": 1 / 3}
+
+
+DISPATCH = '''block_collapse(b * b * b) fails
+
+```
+Traceback (most recent call last):
+  File "/venv/site-packages/shop/blocks.py", line 297, in collapse
+    result = rule(expr)
+  File "/venv/site-packages/shop/strategies.py", line 11, in exhaust
+    new = rule(expr)
+  File "/venv/site-packages/shop/strategies.py", line 44, in chain
+    expr = rule(expr)
+  File "/venv/site-packages/shop/blocks.py", line 91, in blockmul
+    return self.cols
+AttributeError: 'Zero' object has no attribute 'cols'
+>>> b.blockmul(b)
+Traceback (most recent call last):
+  File "<stdin>", line 1, in <module>
+  File "/venv/site-packages/shop/zero.py", line 5, in blockmul
+    return self.cols
+AttributeError: 'Zero' object has no attribute 'cols'
+```
+>>> type(b.blocks[0, 1])
+<class 'shop.numbers.Zero'>
+'''
+
+
+def test_each_traceback_is_read_from_its_own_error_and_a_module_name_weighs_as_a_caller(
+        ) -> None:
+    issue = read_issue(DISPATCH)
+    assert [f.trace for f in issue.frames] == [1, 1, 1, 1, 2, 2]
+    paths = ["src/shop/blocks.py", "src/shop/strategies.py", "src/shop/zero.py",
+             "src/shop/numbers.py"]
+    # the dispatcher that calls back is the second file of its traceback, not the error's;
+    # zero.py is the first file of the second traceback, though it comes last in the text
+    assert frame_paths(issue.frames, paths) == {
+        "src/shop/blocks.py": 1.0, "src/shop/strategies.py": 0.5, "src/shop/zero.py": 1.0}
+    found = traceback_scores(analyze(DISPATCH), paths)
+    assert MODULE_SHARE == 0.5  # a printed class's module (a name in it: 0.8 of that)
+    assert found["src/shop/numbers.py"] == 0.5 * 0.8
+    assert found["src/shop/zero.py"] == 1.0
 
 
 CHROME = {
