@@ -10,8 +10,7 @@ little about coupling and are left out; recent transactions weigh more
 than old ones.  The transactions are cached in ``genesis_kv`` under
 ``cochange:<HEAD SHA>``, so a second run at the same HEAD reads no history;
 a reader that needs no commit messages (``genesis check``) reads them without
-and keeps them under ``check-history:<commit>``, unless this process read them
-with the messages already.
+and keeps them under ``check-history:<commit>``.
 
 **Work in progress.**  The files of the last ten commits of the same history, the
 newest weighing most (:func:`recent_scores`).
@@ -180,8 +179,8 @@ def load_history(conn: sqlite3.Connection | None, repo: Repo, head: str | None =
     head = head or repo.head_sha()
     if head is None:
         return History(None, [], [], 0)
-    hist = _MEMO.get((head, messages)) or (None if messages else _MEMO.get((head, True)))
-    if hist is not None:  # one read with the messages serves a reader that needs none
+    hist = _MEMO.get((head, messages))
+    if hist is not None:
         return hist
     hist = _cached(conn, head, messages) if conn is not None else None
     if hist is None:

@@ -110,26 +110,6 @@ def test_history_is_cached_by_head_in_genesis_kv(history_repo: Path, tmp_path: P
     assert sorted(keys) == sorted([f"cochange:{head}", f"cochange:{moved.head}"])
 
 
-def test_a_reader_without_messages_takes_the_history_read_with_them(
-        history_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    conn = connect(tmp_path / "store.db")
-    repo = find_repo(history_repo)
-    H.forget_histories()
-    full = load_history(conn, repo)
-
-    def no_log(*args: object, **kwargs: object) -> bytes:
-        raise AssertionError("history was read again")
-
-    monkeypatch.setattr(repo, "log", no_log)
-    assert load_history(conn, repo, messages=False) is full
-    monkeypatch.undo()
-    H.forget_histories()  # the other way round, the messages must still be read
-    bare = load_history(conn, repo, messages=False)
-    assert bare.subjects == [] and load_history(conn, repo).subjects == full.subjects
-    keys = {r[0].split(":")[0] for r in conn.execute("SELECT key FROM genesis_kv")}
-    assert {"cochange", "check-history"} <= keys
-
-
 def test_old_heads_are_evicted_and_damaged_entries_rebuilt(history_repo: Path,
                                                             tmp_path: Path) -> None:
     conn = connect(tmp_path / "store.db")
