@@ -143,8 +143,8 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     tiers: dict[int, str] = {}
     name = identifier_of(query) if mode != "vector" else None
     word = word_of(query) if mode != "vector" and name is None else None
-    written = name or word  # one identifier (or a word the tree defines): its definitions
-    if written is not None:  # first, then file after file
+    written = name or word
+    if written is not None:  # one identifier, or a word the tree defines: definitions first
         order, tiers = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None)
         for row in order:
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists

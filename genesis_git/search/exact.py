@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -63,7 +63,7 @@ def identifier_of(query: str) -> str | None:
         q = q[:-2]
     if not q or not _IDENT.fullmatch(q):
         return None
-    if q.islower() and q.isalnum() and not as_code:  # a plain word (order) is a word
+    if _plain(q) and not as_code:  # a plain word (order) is a word
         return None
     return q if first_token(_last(q)) else None
 
@@ -72,9 +72,12 @@ def word_of(query: str) -> str | None:
     """The plain lower-case word that ``query`` is (``echo``, ``progressbar``), or ``None``:
     a name only where the tree defines it (:func:`arrange` with ``defined_only``)."""
     q = query.strip()
-    if q.isascii() and q.isalnum() and q.islower() and first_token(q):
-        return q
-    return None
+    return q if _plain(q) and first_token(q) else None
+
+
+def _plain(q: str) -> bool:
+    """``q`` is a plain lower-case word: ASCII letters and digits, no capital."""
+    return q.isascii() and q.isalnum() and q.islower()
 
 
 def _last(name: str) -> str:
@@ -150,7 +153,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
         extra = extra[np.argsort(-score[extra], kind="stable")][:CANDIDATES - len(first)]
         first += [int(r) for r in extra]
     candidates = first
-    tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), defined_only)
+    tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), declared,
+                              defined_only)
     definitions: list[int] = []
     per_file: dict[str, int] = {}
     later: list[int] = []
@@ -188,9 +192,11 @@ def _qualifier(written: str) -> list[str]:
 
 
 def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: str,
-           qualifier: list[str], chunks_only: bool = False) -> tuple[dict[int, str], set[int]]:
-    """The tier of each of ``rows`` and the rows of the qualifier's class.  With
-    ``chunks_only``, a text that defines ``name`` (``name = …``) is of the name tier."""
+           qualifier: list[str], declared: Mapping[int, bool], chunks_only: bool = False
+           ) -> tuple[dict[int, str], set[int]]:
+    """The tier of each of ``rows`` and the rows of the qualifier's class; ``declared`` are
+    the rows whose chunk defines ``name`` (:func:`_defining`).  With ``chunks_only``, a text
+    that defines ``name`` (``name = …``) is of the name tier."""
     ids = [int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
@@ -202,11 +208,10 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
         if d is None:  # pragma: no cover - the cache lost a chunk between two statements
             out[row] = TOKEN
             continue
-        _, blob_id, ord_, _, _, _, symbol, kind = d
-        parts = _symbol_parts(symbol)
-        if parts and parts[-1] == name and kind in ("function", "class", "method"):
+        _, blob_id, ord_, _, _, _, symbol, _ = d
+        if row in declared:
             out[row] = DEFINITION
-            if qualifier and parts[-len(qualifier):] == qualifier:
+            if qualifier and _symbol_parts(symbol)[-len(qualifier):] == qualifier:
                 qualified.add(row)
         elif blob_id in read:  # a blob of the first candidates: its chunk's text is looked at
             to_read.append((row, blob_id, ord_, symbol))
