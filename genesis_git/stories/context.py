@@ -27,8 +27,9 @@ CodeSearch = Callable[[str, int], tuple[list[dict[str, Any]], list[str]]]
 
 
 def _commits(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
-    """The story's commits, oldest first: by commit time, a parent before its child, then
-    the time of the link's record and the SHA (the same in every clone)."""
+    """The story's commits, oldest first: by commit time, an ancestor before its
+    descendant (within one second, through any story's commits), then the time of the
+    link's record and the SHA (the same in every clone)."""
     out = []
     parents: dict[str, list[str]] = {}
     for link in ledger.commit_links(conn, story_id):
@@ -44,12 +45,52 @@ def _commits(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
                        link["target_ref"]),
         })
     depth = _depths(parents)
+    tied = _tied_ranks(conn, {c["sha"]: c["_order"][0] for c in out})
     for c in out:
-        c["_order"] = (c["_order"][0], depth[c["sha"]], *c["_order"][1:])
+        c["_order"] = (c["_order"][0], tied.get(c["sha"], 0), depth[c["sha"]],
+                       *c["_order"][1:])
     out.sort(key=lambda c: c["_order"])
     for c in out:
         del c["_order"]
     return out
+
+
+def _tied_ranks(conn: sqlite3.Connection, committed: dict[str, int],
+                limit: int = 5000) -> dict[str, int]:
+    """For the story's commits made in the same second as another of them (a rebase
+    rewrites a whole series in one second), how many of those precede each one in
+    history, through the parents of every commit the ledger links: a story's commits are
+    often each other's ancestors only through another story's commits. The walk stops at
+    a commit older than the earliest such second, and after ``limit`` commits."""
+    seconds: dict[int, list[str]] = {}
+    for sha, second in committed.items():
+        seconds.setdefault(second, []).append(sha)
+    groups = [shas for shas in seconds.values() if len(shas) > 1]
+    if not groups:
+        return {}
+    oldest = min(second for second, shas in seconds.items() if len(shas) > 1)
+    parents: dict[str, list[str]] = {}
+    todo = [sha for shas in groups for sha in shas]
+    while todo and len(parents) < limit:
+        found = story_rows.commit_parents(conn, todo)
+        for sha in todo:
+            ps, second = found.get(sha, ([], 0))
+            parents[sha] = ps if second >= oldest else []
+        todo = list(dict.fromkeys(p for sha in todo for p in parents[sha]
+                                  if p not in parents))
+    ranks: dict[str, int] = {}
+    for shas in groups:
+        members = set(shas)
+        for sha in shas:
+            seen: set[str] = set()
+            stack = list(parents.get(sha, []))
+            while stack:
+                p = stack.pop()
+                if p not in seen:
+                    seen.add(p)
+                    stack.extend(parents.get(p, []))
+            ranks[sha] = len(seen & members)
+    return ranks
 
 
 def _depths(parents: dict[str, list[str]]) -> dict[str, int]:

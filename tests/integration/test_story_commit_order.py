@@ -1,0 +1,70 @@
+"""The order of a story's commits when several were made in the same second.
+
+A rebase rewrites a whole series in one second, and the hooks may link them in the same
+instant; the order must then follow history, never the SHAs, even when the story's
+commits are each other's ancestors only through another story's commits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from genesis_git.store import stories as story_rows
+from genesis_git.store.connect import connect
+from genesis_git.stories.context import build_context
+
+SECOND = 1_790_000_000
+AT = "2026-09-21T10:00:00+00:00"
+
+
+def _ledger(tmp_path: Path, links: list[tuple[str, str, list[str], int]]):
+    conn = connect(tmp_path / "genesis.db")
+    for story in sorted({story for story, *_ in links}):
+        story_rows.add_record(conn, story, "p", story, "draft", None, "ana", AT)
+    story_rows.add_links(conn, [
+        (story, "commit", sha, f"{story}: {sha[:4]}",
+         json.dumps({"parents": parents, "committed": committed, "subject": sha[:4]}),
+         AT, None)
+        for story, sha, parents, committed in links])
+    conn.commit()
+    return conn
+
+
+def _sha(c: str) -> str:
+    return c * 40
+
+
+def test_commits_of_one_second_follow_history_through_other_stories(tmp_path: Path) -> None:
+    # history: a -> f (STORY-31) -> 0 -> e (STORY-31) -> 1; the SHAs sort the other way
+    conn = _ledger(tmp_path, [
+        ("STORY-30", _sha("1"), [_sha("e")], SECOND),
+        ("STORY-30", _sha("0"), [_sha("f")], SECOND),
+        ("STORY-31", _sha("e"), [_sha("0")], SECOND),
+        ("STORY-31", _sha("f"), [_sha("a")], SECOND),
+        ("STORY-30", _sha("a"), [_sha("9")], SECOND),
+    ])
+    try:
+        commits = build_context(conn, "STORY-30")["commits"]
+        assert [c["sha"][0] for c in commits] == ["a", "0", "1"]
+        assert [c["sha"][0] for c in build_context(conn, "STORY-31")["commits"]] == ["f", "e"]
+    finally:
+        conn.close()
+
+
+def test_an_older_commit_stays_first_and_a_commit_no_story_links_has_no_parents(
+        tmp_path: Path) -> None:
+    # "b" is a second older than the two tied commits ("2" and "1"): it leads, by time
+    conn = _ledger(tmp_path, [
+        ("STORY-40", _sha("b"), [_sha("7")], SECOND - 1),
+        ("STORY-41", _sha("7"), [_sha("8")], SECOND - 2),
+        ("STORY-40", _sha("2"), [_sha("c")], SECOND),
+        ("STORY-41", _sha("c"), [_sha("b")], SECOND),
+        ("STORY-40", _sha("1"), [_sha("2")], SECOND),
+    ])
+    try:
+        assert [c["sha"][0] for c in build_context(conn, "STORY-40")["commits"]] == [
+            "b", "2", "1"]
+        assert story_rows.commit_parents(conn, [_sha("c"), _sha("d")]) == {
+            _sha("c"): ([_sha("b")], SECOND)}
+    finally:
+        conn.close()
