@@ -8,7 +8,7 @@ in process, ten results. Two questions, the issue's:
 * **def@3** — is a chunk that overlaps one of the name's definitions among the
   first three results?
 * **cover** — do the ten results reach at least min(5, n) of the n files that
-  ``git grep -lw NAME`` lists?
+  ``git grep -lwI NAME`` lists (text files only)?
 
 Names are split into *plain words* (``echo``, ``progressbar``: lower-case letters and
 digits only, which search once read as words) and *other identifiers*
@@ -52,7 +52,7 @@ def definitions(repo: Path) -> dict[str, list[tuple[str, int, int]]]:
 
 
 def grep_files(repo: Path, name: str) -> set[str]:
-    proc = subprocess.run(["git", "grep", "-lw", "-e", name], cwd=repo, capture_output=True,
+    proc = subprocess.run(["git", "grep", "-lwI", "-e", name], cwd=repo, capture_output=True,
                           text=True)
     return set(proc.stdout.split())
 

@@ -145,7 +145,8 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     word = word_of(query) if mode != "vector" and name is None else None
     written = name or word
     if written is not None:  # one identifier, or a word the tree defines: definitions first
-        order, tiers = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None)
+        order, tiers = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None,
+                              want=opts.k)
         for row in order:
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
     rows = _select(idx, order, opts)

@@ -24,7 +24,9 @@ best row in the first round, its second in the second, so that the first
 results cover as many of the files that use the name as they can.  Rows that
 match the query otherwise (a path, a part of the name) follow in their order.
 Only the :data:`CANDIDATES` best rows that hold the token are looked at, and the
-text of the first :data:`READ_TEXTS` of them is read.
+text of the first :data:`READ_TEXTS` of them is read; when fewer files than the
+results asked for hold the name as written, more files that hold its token are read
+(:func:`_widen`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from genesis_git.text.tokens import first_token
 CANDIDATES = 200
 DEFINITIONS_PER_FILE = 2
 READ_TEXTS = 40
+WIDEN_FILES = 40
+WIDEN_CHUNKS = 3
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
@@ -118,12 +122,14 @@ def _symbol_parts(symbol: str | None) -> list[str]:
 
 
 def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
-            written: str, *, defined_only: bool = False) -> tuple[list[int], dict[int, str]]:
+            written: str, *, defined_only: bool = False, want: int = 10
+            ) -> tuple[list[int], dict[int, str]]:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
     :func:`identifier_of` gives it), and each looked-at row's tier (see the module).
     With ``defined_only`` (a plain word, :func:`word_of`), ``rows`` stay as they are unless
     a chunk is a function, class or method of that name, and only such chunks are its
-    definitions (``command = ctx.command`` is not).
+    definitions (``command = ctx.command`` is not).  When fewer than ``want`` files of the
+    candidates hold the name as written, more files are looked at (:func:`_widen`).
 
     A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
     qualifier too first, then the chunks the chunker made of a definition (``def echo``)
@@ -144,6 +150,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     declared = _defining(conn, idx, holds, name)
     if defined_only and not declared:
         return list(rows), {}
+    everywhere = holds.copy()
     first = [r for r in rows if holds[r]][:CANDIDATES]
     seen = set(first)
     first += [r for r in declared if r not in seen]  # however far down the fused order
@@ -155,6 +162,11 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     candidates = first
     tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), declared,
                               defined_only)
+    for r, tier in _widen(conn, idx, everywhere, score, candidates, tiers, name,
+                          want).items():
+        if r not in tiers:
+            candidates.append(r)
+        tiers[r] = tier
     definitions: list[int] = []
     per_file: dict[str, int] = {}
     later: list[int] = []
@@ -184,6 +196,60 @@ def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, na
              if (parts := _symbol_parts(symbol))[-1:] == [name]}
     return {int(r): named[cid] == 1 for r, cid in zip(rows.tolist(), ids.tolist(), strict=True)
             if cid in named}
+
+
+def _widen(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, score: np.ndarray,
+           candidates: list[int], tiers: Mapping[int, str], name: str, want: int
+           ) -> dict[int, str]:
+    """Rows of files whose text was not read that hold ``name`` as written, with their tier,
+    when fewer than ``want`` files of the candidates do.  ``App`` or ``Node`` share their
+    token with a word (``app``, ``node``) that hundreds of chunks hold more often than the
+    files that use the name, so those files rank below the candidates.  Files are taken by
+    their best token score, each with its first chunk that holds the token (where a file
+    imports the name) and its best ones, :data:`WIDEN_CHUNKS` at most, in batches of ten, until ``want`` files hold the name or :data:`WIDEN_FILES` files were read."""
+    found = {idx.row_path(r) for r in candidates if tiers.get(r) in (DEFINITION, NAME)}
+    if len(found) >= want:
+        return {}
+    ids = idx.chunk_ids[idx.rows_chunk]
+    read = {idx.row_path(r) for r in candidates[:READ_TEXTS]}  # every candidate of theirs
+    looked = {r for r in candidates if tiers.get(r) != TOKEN or idx.row_path(r) in read}
+    order = np.flatnonzero(holds)
+    first_of: dict[str, int] = {}  # a file imports a name at its top: its first chunk
+    for r in order.tolist():
+        first_of.setdefault(idx.row_path(r), r)
+    order = order[np.argsort(-score[order], kind="stable")]
+    groups: dict[str, list[int]] = {}
+    for r in order.tolist():
+        path = idx.row_path(r)
+        if path in found or r in looked:
+            continue
+        group = groups.get(path)
+        if group is None:
+            if len(groups) >= WIDEN_FILES:
+                continue
+            top = first_of[path]
+            group = groups[path] = [] if top in looked or top == r else [top]
+        if len(group) < WIDEN_CHUNKS:
+            group.append(r)
+    out: dict[int, str] = {}
+    files = list(groups.values())
+    for start in range(0, len(files), 10):
+        batch = list(dict.fromkeys(r for group in files[start:start + 10] for r in group))
+        places = {d[0]: (d[1], d[2]) for d in chunk_details(
+            conn, sorted({int(ids[r]) for r in batch}))}
+        wanted: dict[int, set[int]] = {}
+        for blob_id, ord_ in places.values():
+            wanted.setdefault(blob_id, set()).add(ord_)
+        texts = texts_at(conn, wanted, idx.texts)
+        for r in batch:
+            text = texts.get(places.get(int(ids[r]), (-1, -1)))
+            tier = TOKEN if text is None else _text_tier(text, name)
+            if tier != TOKEN:  # a text that defines the name, so far down, is a use of it
+                out[r] = NAME
+                found.add(idx.row_path(r))
+        if len(found) >= want:
+            break
+    return out
 
 
 def _qualifier(written: str) -> list[str]:

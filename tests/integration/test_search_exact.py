@@ -71,6 +71,14 @@ FILES = {
     "docs/discounts.md": "# Discounts\n\n" + "".join(
         f"A discount {i}: the discount is a discount off the price.\n\n" for i in range(10)),
     **_USES,
+    # ``Basket``: a class whose token many notes say more often than its users import it
+    "src/shop/basket.py": "class Basket:\n    def __init__(self):\n        self.items = []\n",
+    **{f"src/shop/checkout_{i}.py": (
+        f"from shop.basket import Basket\n\n\ndef checkout_{i}(items):\n"
+        f"    \"\"\"Checkout {i}: the total of the items.\"\"\"\n    return sum(items)\n")
+       for i in range(6)},
+    **{f"docs/carts_{i}.md": "# Carts\n\n" + "A basket holds items; the basket is paid.\n" * 12
+       for i in range(8)},
 }
 
 pytestmark = pytest.mark.shop(files=FILES)
@@ -148,6 +156,21 @@ def test_a_definition_far_down_the_fused_order_still_leads(
     monkeypatch.setattr("genesis_git.search.exact.CANDIDATES", 2)  # every other row holds it
     assert run("discount", k=3)[0][:2] == ("src/shop/pricing.py", "discount")
     assert run("render_widget", k=3)[0][:2] == ("src/shop/widgets.py", "render_widget")
+
+
+def test_files_that_use_a_name_beyond_the_candidates_are_still_found(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # as ``App`` in flask: the notes say ``basket`` far more often than a checkout imports
+    # ``Basket``, so with few candidates read, the checkouts are beyond them
+    monkeypatch.setattr("genesis_git.search.exact.CANDIDATES", 4)
+    monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 2)
+    users = grep_files(shop, "Basket") - {"src/shop/basket.py"}
+    assert len(users) == 6
+    hits = run("Basket", k=8)
+    assert hits[0][:2] == ("src/shop/basket.py", "Basket"), hits
+    assert {p for p, _, _ in hits[1:7]} == users, hits
+    monkeypatch.setattr("genesis_git.search.exact.WIDEN_FILES", 0)  # without looking further
+    assert len({p for p, _, _ in run("Basket", k=8)} & users) < 5
 
 
 def test_a_plain_word_nothing_defines_keeps_the_search_order(
