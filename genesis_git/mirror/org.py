@@ -102,16 +102,23 @@ def _commits(conn: Any, story_id: str) -> list[dict[str, Any]]:
         "SELECT l.project_id, l.target_ref, l.description, l.created_at, l.id, g.payload->'meta' "
         "FROM story_links l LEFT JOIN genesis_records g ON g.record_id = l.record_id "
         "WHERE l.story_id = %s AND l.link_type = 'commit'", (story_id,)).fetchall()
-    out = []
+    from genesis_git.stories.context import in_history
+
+    by_key: dict[str, dict[str, Any]] = {}
+    order: dict[str, tuple[Any, ...]] = {}
+    parents: dict[str, list[str]] = {}
     for project, sha, description, created, row_id, meta in rows:
         meta = meta if isinstance(meta, dict) else {}
-        out.append({"project": project, "sha": sha, "short": sha[:10], "date": meta.get("date"),
-                    "author": meta.get("author"), "subject": meta.get("subject", description),
-                    "_order": (int(meta.get("committed") or 0), created, row_id)})
-    out.sort(key=lambda c: c["_order"])
-    for c in out:
-        del c["_order"]
-    return out
+        key = f"{project}\0{sha}"
+        by_key[key] = {"project": project, "sha": sha, "short": sha[:10],
+                       "date": meta.get("date"), "author": meta.get("author"),
+                       "subject": meta.get("subject", description)}
+        order[key] = (int(meta.get("committed") or 0), created, row_id)
+        parents[key] = [f"{project}\0{p}" for p in meta.get("parents") or []
+                        if isinstance(p, str)]
+    # an ancestor before its descendant, as the story's own commits tell (a mirror reads
+    # no other story's commits to bridge them)
+    return [by_key[key] for key in in_history(order, parents)]
 
 
 def _net(changes: list[tuple[str, str]]) -> list[dict[str, str]]:

@@ -248,29 +248,29 @@ def first_commit_meta(conn: sqlite3.Connection, story_id: str) -> tuple[str] | N
     return (texts[min(roots, key=when)],)
 
 
-def commit_parents(conn: sqlite3.Connection,
-                   shas: Sequence[str]) -> dict[str, tuple[list[str], int]]:
-    """The parents and the commit time (0 if unknown) recorded for each of ``shas`` that
-    some story links, whichever story."""
+def commit_graph(conn: sqlite3.Connection, since: int, until: int
+                 ) -> dict[str, tuple[list[str], int]]:
+    """The parents and the commit time of every commit some story links that was made
+    from ``since`` to ``until`` (in seconds; a commit of unknown time counts too)."""
     import json
 
     out: dict[str, tuple[list[str], int]] = {}
-    for part in parts(list(dict.fromkeys(shas))):
-        marks = ",".join("?" * len(part))
-        for sha, text in conn.execute(
-                f"SELECT target_ref, meta FROM story_links WHERE link_type='commit' AND "
-                f"target_ref IN ({marks}) AND meta IS NOT NULL", part):
-            try:
-                meta = json.loads(text)
-            except ValueError:
-                continue
-            if not isinstance(meta, dict):
-                continue
-            parents = meta.get("parents")
-            committed = meta.get("committed")
-            out[sha] = ([p for p in parents if isinstance(p, str)]
-                        if isinstance(parents, list) else [],
-                        committed if isinstance(committed, int) else 0)
+    for sha, text in conn.execute(
+            "SELECT target_ref, meta FROM story_links WHERE link_type='commit' AND "
+            "meta IS NOT NULL AND COALESCE(CASE WHEN json_valid(meta) THEN "
+            "json_extract(meta, '$.committed') END, ?) BETWEEN ? AND ?",
+            (since, since, until)):
+        try:
+            meta = json.loads(text)
+        except ValueError:
+            continue
+        if not isinstance(meta, dict):
+            continue
+        parents = meta.get("parents")
+        committed = meta.get("committed")
+        out[sha] = ([p for p in parents if isinstance(p, str)]
+                    if isinstance(parents, list) else [],
+                    committed if isinstance(committed, int) else since)
     return out
 
 

@@ -26,15 +26,18 @@ if TYPE_CHECKING:
 CodeSearch = Callable[[str, int], tuple[list[dict[str, Any]], list[str]]]
 
 
+SKEW = 24 * 3600  # seconds a clock may be behind another's and its commits still ordered
+
+
 def _commits(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
-    """The story's commits, oldest first: by commit time, an ancestor before its
-    descendant (within one second, through any story's commits), then the time of the
-    link's record and the SHA (the same in every clone)."""
+    """The story's commits, oldest first, the same in every clone: an ancestor always
+    before its descendant, however the clocks that made them were set and through
+    whichever story's commits they descend; otherwise by commit time, then the time of
+    the link's record and the SHA. The ledger's commits are read from a day (:data:`SKEW`)
+    before the first to a day after the last."""
     out = []
-    parents: dict[str, list[str]] = {}
     for link in ledger.commit_links(conn, story_id):
         meta = json.loads(link["meta"]) if link["meta"] else {}
-        parents[link["target_ref"]] = [p for p in meta.get("parents") or [] if isinstance(p, str)]
         out.append({
             "sha": link["target_ref"],
             "short": link["target_ref"][:10],
@@ -43,75 +46,70 @@ def _commits(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
             "subject": meta.get("subject", link["description"]),
             "_order": (int(meta.get("committed") or 0), link["created_at"] or "",
                        link["target_ref"]),
+            "_parents": [p for p in meta.get("parents") or [] if isinstance(p, str)],
         })
-    depth = _depths(parents)
-    tied = _tied_ranks(conn, {c["sha"]: c["_order"][0] for c in out})
-    for c in out:
-        c["_order"] = (c["_order"][0], tied.get(c["sha"], 0), depth[c["sha"]],
-                       *c["_order"][1:])
-    out.sort(key=lambda c: c["_order"])
-    for c in out:
-        del c["_order"]
-    return out
+    order = {c["sha"]: c["_order"] for c in out}
+    if len(out) > 1:
+        times = [o[0] for o in order.values()]
+        graph = story_rows.commit_graph(conn, min(times) - SKEW, max(times) + SKEW)
+        for c in out:  # the story's own links say their parents even without a time
+            graph.setdefault(c["sha"], (c["_parents"], c["_order"][0]))
+        ranked = in_history(order, {sha: ps for sha, (ps, _) in graph.items()})
+    else:
+        ranked = list(order)
+    by_sha = {c["sha"]: c for c in out}
+    result = [by_sha[sha] for sha in ranked]
+    for c in result:
+        del c["_order"], c["_parents"]
+    return result
 
 
-def _tied_ranks(conn: sqlite3.Connection, committed: dict[str, int],
-                limit: int = 5000) -> dict[str, int]:
-    """For the story's commits made in the same second as another of them (a rebase
-    rewrites a whole series in one second), how many of those precede each one in
-    history, through the parents of every commit the ledger links: a story's commits are
-    often each other's ancestors only through another story's commits. The walk stops at
-    a commit older than the earliest such second, and after ``limit`` commits."""
-    seconds: dict[int, list[str]] = {}
-    for sha, second in committed.items():
-        seconds.setdefault(second, []).append(sha)
-    groups = [shas for shas in seconds.values() if len(shas) > 1]
-    if not groups:
-        return {}
-    oldest = min(second for second, shas in seconds.items() if len(shas) > 1)
-    parents: dict[str, list[str]] = {}
-    todo = [sha for shas in groups for sha in shas]
-    while todo and len(parents) < limit:
-        found = story_rows.commit_parents(conn, todo)
-        for sha in todo:
-            ps, second = found.get(sha, ([], 0))
-            parents[sha] = ps if second >= oldest else []
-        todo = list(dict.fromkeys(p for sha in todo for p in parents[sha]
-                                  if p not in parents))
-    ranks: dict[str, int] = {}
-    for shas in groups:
-        members = set(shas)
-        for sha in shas:
-            seen: set[str] = set()
-            stack = list(parents.get(sha, []))
-            while stack:
-                p = stack.pop()
-                if p not in seen:
-                    seen.add(p)
-                    stack.extend(parents.get(p, []))
-            ranks[sha] = len(seen & members)
-    return ranks
+def in_history(order: dict[str, tuple[Any, ...]], parents: dict[str, list[str]]
+                ) -> list[str]:
+    """The keys of ``order`` sorted so that an ancestor (through ``parents``, which may
+    hold other commits) comes before its descendants, and otherwise by ``order``."""
+    import heapq
 
-
-def _depths(parents: dict[str, list[str]]) -> dict[str, int]:
-    """How many of the story's own commits precede each one (a parent before its child),
-    without recursion: a story may hold a long chain of commits."""
-    depth: dict[str, int] = {}
-    for start in parents:
-        stack = [start]
+    # the story's commits below each commit, as a bit mask: a walk without recursion
+    bit = {sha: 1 << i for i, sha in enumerate(order)}
+    below: dict[str, int] = {}
+    for start in order:
+        stack, on_stack = [start], {start}
         while stack:
             sha = stack[-1]
-            if sha in depth:
-                stack.pop()
+            if sha in below:
+                on_stack.discard(stack.pop())
                 continue
-            todo = [p for p in parents[sha] if p in parents and p not in depth
-                    and p not in stack]
+            todo = [p for p in parents.get(sha, []) if p not in below and p not in on_stack]
             if todo:
                 stack.extend(todo)
+                on_stack.update(todo)
                 continue
-            depth[sha] = 1 + max((depth[p] for p in parents[sha] if p in depth), default=-1)
-            stack.pop()
-    return depth
+            mask = 0
+            for p in parents.get(sha, []):
+                mask |= below.get(p, 0) | bit.get(p, 0)
+            below[sha] = mask
+            on_stack.discard(stack.pop())
+    waiting = {sha: bin(below[sha]).count("1") for sha in order}
+    after: dict[str, list[str]] = {sha: [] for sha in order}
+    for sha in order:
+        for other in order:
+            if below[sha] & bit[other]:
+                after[other].append(sha)
+    ready = [(order[sha], sha) for sha in order if waiting[sha] == 0]
+    heapq.heapify(ready)
+    out: list[str] = []
+    while ready:
+        _, sha = heapq.heappop(ready)
+        out.append(sha)
+        for later in after[sha]:
+            waiting[later] -= 1
+            if waiting[later] == 0:
+                heapq.heappush(ready, (order[later], later))
+    if len(out) < len(order):  # parents that make a cycle (a ledger written by hand)
+        placed = set(out)
+        out += sorted((sha for sha in order if sha not in placed), key=order.__getitem__)
+    return out
 
 
 def net_files(changes: list[tuple[str, str]]) -> list[dict[str, str]]:

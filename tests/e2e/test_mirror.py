@@ -466,3 +466,22 @@ def test_sync_mirrors_too_and_the_hooks_never_do(tmp_path: Path, pg_db) -> None:
     (root / ".genesis.toml").write_text('[ledger]\nshare = true\n')
     out = run(root, "sync", "--json")
     assert out.returncode == 0 and json.loads(out.stdout)["mirror"] is None
+
+
+def test_an_ancestor_comes_first_in_the_mirror_whatever_the_clocks(tmp_path: Path,
+                                                                   pg_db) -> None:
+    root = project_repo(tmp_path / "api", "git@git.example.com:org/api.git", pg_db.url)
+    first = commit_files(root, "STORY-20: first", {"a.txt": "a\n"})
+    second = commit_files(root, "STORY-20: second", {"b.txt": "b\n"})
+    # the second was made on a clock an hour behind: by time alone it would come first
+    when = {first: (1_790_000_000, []), second: (1_790_000_000 - 3600, [first])}
+    append_records(root, [rec("story.created", "STORY-20", title="Clocks")] + [
+        rec("link.added", "STORY-20", link_type="commit", target=sha, description=sha[:7],
+            meta={"subject": subject, "committed": committed, "parents": parents})
+        for sha, subject in ((second, "STORY-20: second"), (first, "STORY-20: first"))
+        for committed, parents in [when[sha]]])
+    assert run(root, "ledger", "mirror", "--json").returncode == 0
+    out = run(root, "story", "context", "STORY-20", "--org", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [c["subject"] for c in json.loads(out.stdout)["commits"]] == [
+        "STORY-20: first", "STORY-20: second"]

@@ -51,20 +51,49 @@ def test_commits_of_one_second_follow_history_through_other_stories(tmp_path: Pa
         conn.close()
 
 
-def test_an_older_commit_stays_first_and_a_commit_no_story_links_has_no_parents(
-        tmp_path: Path) -> None:
-    # "b" is a second older than the two tied commits ("2" and "1"): it leads, by time
+def test_a_clock_behind_never_puts_a_commit_before_its_ancestor(tmp_path: Path) -> None:
+    # "2" was committed on a clock an hour behind, on top of "c" (another story), which
+    # is on top of "b"; "1" is on another branch, made between the two by the clocks
     conn = _ledger(tmp_path, [
-        ("STORY-40", _sha("b"), [_sha("7")], SECOND - 1),
-        ("STORY-41", _sha("7"), [_sha("8")], SECOND - 2),
-        ("STORY-40", _sha("2"), [_sha("c")], SECOND),
-        ("STORY-41", _sha("c"), [_sha("b")], SECOND),
-        ("STORY-40", _sha("1"), [_sha("2")], SECOND),
+        ("STORY-40", _sha("b"), [_sha("8")], SECOND),
+        ("STORY-41", _sha("c"), [_sha("b")], SECOND + 60),
+        ("STORY-40", _sha("2"), [_sha("c")], SECOND - 3600),
+        ("STORY-40", _sha("1"), [_sha("8")], SECOND - 1800),
     ])
     try:
         assert [c["sha"][0] for c in build_context(conn, "STORY-40")["commits"]] == [
-            "b", "2", "1"]
-        assert story_rows.commit_parents(conn, [_sha("c"), _sha("d")]) == {
-            _sha("c"): ([_sha("b")], SECOND)}
+            "1", "b", "2"]
+    finally:
+        conn.close()
+
+
+def test_the_graph_is_read_a_day_around_the_story_and_survives_bad_links(
+        tmp_path: Path) -> None:
+    conn = _ledger(tmp_path, [
+        ("STORY-50", _sha("a"), [_sha("9")], SECOND),
+        ("STORY-51", _sha("9"), [_sha("8")], SECOND - 3600),
+        ("STORY-51", _sha("8"), [], SECOND - 2 * 24 * 3600),
+        ("STORY-51", _sha("b"), [_sha("a")], SECOND + 2 * 24 * 3600),
+    ])
+    try:
+        conn.execute("INSERT INTO story_links(story_id, link_type, target_ref, description, "
+                     "meta, created_at) VALUES ('STORY-51', 'commit', ?, 'x', '{not json', ?)",
+                     (_sha("7"), AT))
+        assert story_rows.commit_graph(conn, SECOND - 24 * 3600, SECOND + 24 * 3600) == {
+            _sha("a"): ([_sha("9")], SECOND), _sha("9"): ([_sha("8")], SECOND - 3600)}
+    finally:
+        conn.close()
+
+
+def test_parents_that_make_a_cycle_still_list_every_commit(tmp_path: Path) -> None:
+    # a ledger written by hand can say anything: each commit the other's parent
+    conn = _ledger(tmp_path, [
+        ("STORY-60", _sha("e"), [_sha("f")], SECOND),
+        ("STORY-60", _sha("f"), [_sha("e")], SECOND + 1),
+        ("STORY-60", _sha("0"), [], SECOND + 2),
+    ])
+    try:
+        assert [c["sha"][0] for c in build_context(conn, "STORY-60")["commits"]] == [
+            "0", "e", "f"]
     finally:
         conn.close()
