@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -206,11 +206,11 @@ def _widen(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, score
     token with a word (``app``, ``node``) that hundreds of chunks hold more often than the
     files that use the name, so those files rank below the candidates.  Files are taken by
     their best token score, each with its first chunk that holds the token (where a file
-    imports the name) and its best ones, :data:`WIDEN_CHUNKS` at most, in batches of ten, until ``want`` files hold the name or :data:`WIDEN_FILES` files were read."""
+    imports the name) and its best ones, :data:`WIDEN_CHUNKS` at most, in batches of ten,
+    until ``want`` files hold the name or :data:`WIDEN_FILES` files were read."""
     found = {idx.row_path(r) for r in candidates if tiers.get(r) in (DEFINITION, NAME)}
     if len(found) >= want:
         return {}
-    ids = idx.chunk_ids[idx.rows_chunk]
     read = {idx.row_path(r) for r in candidates[:READ_TEXTS]}  # every candidate of theirs
     looked = {r for r in candidates if tiers.get(r) != TOKEN or idx.row_path(r) in read}
     order = np.flatnonzero(holds)
@@ -235,14 +235,11 @@ def _widen(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, score
     files = list(groups.values())
     for start in range(0, len(files), 10):
         batch = list(dict.fromkeys(r for group in files[start:start + 10] for r in group))
-        places = {d[0]: (d[1], d[2]) for d in chunk_details(
-            conn, sorted({int(ids[r]) for r in batch}))}
-        wanted: dict[int, set[int]] = {}
-        for blob_id, ord_ in places.values():
-            wanted.setdefault(blob_id, set()).add(ord_)
-        texts = texts_at(conn, wanted, idx.texts)
+        ids = {r: _chunk_id(idx, r) for r in batch}
+        places = {d[0]: (d[1], d[2]) for d in chunk_details(conn, sorted(set(ids.values())))}
+        texts = _read(conn, idx, places.values())
         for r in batch:
-            text = texts.get(places.get(int(ids[r]), (-1, -1)))
+            text = texts.get(places.get(ids[r], (-1, -1)))
             tier = TOKEN if text is None else _text_tier(text, name)
             if tier != TOKEN:  # a text that defines the name, so far down, is a use of it
                 out[r] = NAME
@@ -250,6 +247,19 @@ def _widen(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, score
         if len(found) >= want:
             break
     return out
+
+
+def _chunk_id(idx: SessionIndex, row: int) -> int:
+    return int(idx.chunk_ids[int(idx.rows_chunk[row])])
+
+
+def _read(conn: sqlite3.Connection, idx: SessionIndex, places: Iterable[tuple[int, int]]
+          ) -> dict[tuple[int, int], str]:
+    """The texts of the chunks ``(blob id, ord)`` of ``places``, through the index's memo."""
+    wanted: dict[int, set[int]] = {}
+    for blob_id, ord_ in places:
+        wanted.setdefault(blob_id, set()).add(ord_)
+    return texts_at(conn, wanted, idx.texts) if wanted else {}
 
 
 def _qualifier(written: str) -> list[str]:
@@ -263,7 +273,7 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     """The tier of each of ``rows`` and the rows of the qualifier's class; ``declared`` are
     the rows whose chunk defines ``name`` (:func:`_defining`).  With ``chunks_only``, a text
     that defines ``name`` (``name = …``) is of the name tier."""
-    ids = [int(idx.chunk_ids[int(idx.rows_chunk[r])]) for r in rows]
+    ids = [_chunk_id(idx, r) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
     out: dict[int, str] = {}
@@ -283,10 +293,7 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
             to_read.append((row, blob_id, ord_, symbol))
         else:
             out[row] = TOKEN
-    wanted: dict[int, set[int]] = {}
-    for _, blob_id, ord_, _ in to_read:
-        wanted.setdefault(blob_id, set()).add(ord_)
-    texts = texts_at(conn, wanted, idx.texts) if wanted else {}
+    texts = _read(conn, idx, ((blob_id, ord_) for _, blob_id, ord_, _ in to_read))
     for row, blob_id, ord_, symbol in to_read:
         text = texts.get((blob_id, ord_))
         out[row] = tier = TOKEN if text is None else _text_tier(text, name)

@@ -248,29 +248,22 @@ def first_commit_meta(conn: sqlite3.Connection, story_id: str) -> tuple[str] | N
     return (texts[min(roots, key=when)],)
 
 
-def commit_graph(conn: sqlite3.Connection, since: int, until: int
-                 ) -> dict[str, tuple[list[str], int]]:
-    """The parents and the commit time of every commit some story links that was made
-    from ``since`` to ``until`` (in seconds; a commit of unknown time counts too)."""
+def commit_graph(conn: sqlite3.Connection, since: int, until: int) -> dict[str, list[str]]:
+    """The parents of every commit some story links that was made from ``since`` to
+    ``until`` (in seconds; a commit of unknown time counts too)."""
     import json
 
-    out: dict[str, tuple[list[str], int]] = {}
+    out: dict[str, list[str]] = {}
     for sha, text in conn.execute(
             "SELECT target_ref, meta FROM story_links WHERE link_type='commit' AND "
             "meta IS NOT NULL AND COALESCE(CASE WHEN json_valid(meta) THEN "
             "json_extract(meta, '$.committed') END, ?) BETWEEN ? AND ?",
             (since, since, until)):
         try:
-            meta = json.loads(text)
-        except ValueError:
+            parents = json.loads(text).get("parents")
+        except (ValueError, AttributeError):  # not JSON, or not an object
             continue
-        if not isinstance(meta, dict):
-            continue
-        parents = meta.get("parents")
-        committed = meta.get("committed")
-        out[sha] = ([p for p in parents if isinstance(p, str)]
-                    if isinstance(parents, list) else [],
-                    committed if isinstance(committed, int) else since)
+        out[sha] = [p for p in parents if isinstance(p, str)] if isinstance(parents, list) else []
     return out
 
 

@@ -10,6 +10,7 @@ the most relevant chunks of the current index for the story's text.
 
 from __future__ import annotations
 
+import heapq
 import json
 import sqlite3
 from collections.abc import Callable
@@ -35,41 +36,28 @@ def _commits(conn: sqlite3.Connection, story_id: str) -> list[dict[str, Any]]:
     whichever story's commits they descend; otherwise by commit time, then the time of
     the link's record and the SHA. The ledger's commits are read from a day (:data:`SKEW`)
     before the first to a day after the last."""
-    out = []
+    by_sha: dict[str, dict[str, Any]] = {}
+    order: dict[str, tuple[Any, ...]] = {}
+    parents: dict[str, list[str]] = {}
     for link in ledger.commit_links(conn, story_id):
+        sha = link["target_ref"]
         meta = json.loads(link["meta"]) if link["meta"] else {}
-        out.append({
-            "sha": link["target_ref"],
-            "short": link["target_ref"][:10],
-            "date": meta.get("date"),
-            "author": meta.get("author"),
-            "subject": meta.get("subject", link["description"]),
-            "_order": (int(meta.get("committed") or 0), link["created_at"] or "",
-                       link["target_ref"]),
-            "_parents": [p for p in meta.get("parents") or [] if isinstance(p, str)],
-        })
-    order = {c["sha"]: c["_order"] for c in out}
-    if len(out) > 1:
+        by_sha[sha] = {"sha": sha, "short": sha[:10], "date": meta.get("date"),
+                       "author": meta.get("author"),
+                       "subject": meta.get("subject", link["description"])}
+        order[sha] = (int(meta.get("committed") or 0), link["created_at"] or "", sha)
+        parents[sha] = [p for p in meta.get("parents") or [] if isinstance(p, str)]
+    if len(order) > 1:  # other stories' commits may lie between them
         times = [o[0] for o in order.values()]
-        graph = story_rows.commit_graph(conn, min(times) - SKEW, max(times) + SKEW)
-        for c in out:  # the story's own links say their parents even without a time
-            graph.setdefault(c["sha"], (c["_parents"], c["_order"][0]))
-        ranked = in_history(order, {sha: ps for sha, (ps, _) in graph.items()})
-    else:
-        ranked = list(order)
-    by_sha = {c["sha"]: c for c in out}
-    result = [by_sha[sha] for sha in ranked]
-    for c in result:
-        del c["_order"], c["_parents"]
-    return result
+        # the story's own links say their parents even without a time
+        parents = {**story_rows.commit_graph(conn, min(times) - SKEW, max(times) + SKEW),
+                   **parents}
+    return [by_sha[sha] for sha in in_history(order, parents)]
 
 
-def in_history(order: dict[str, tuple[Any, ...]], parents: dict[str, list[str]]
-                ) -> list[str]:
+def in_history(order: dict[str, tuple[Any, ...]], parents: dict[str, list[str]]) -> list[str]:
     """The keys of ``order`` sorted so that an ancestor (through ``parents``, which may
     hold other commits) comes before its descendants, and otherwise by ``order``."""
-    import heapq
-
     # the story's commits below each commit, as a bit mask: a walk without recursion
     bit = {sha: 1 << i for i, sha in enumerate(order)}
     below: dict[str, int] = {}
