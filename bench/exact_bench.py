@@ -11,9 +11,12 @@ in process, ten results. Two questions, the issue's:
   ``git grep -lwI NAME`` lists (text files only)?
 
 Names are split into *plain words* (``echo``, ``progressbar``: lower-case letters and
-digits only, which search once read as words) and *other identifiers*
-(``url_for``, ``Context``, ``HTTPError``).  Run it with the interpreter of the code
-to measure; the session is the repository's own (``GENESIS_HOME`` as set).
+digits only, which search once read as words), *other identifiers*
+(``url_for``, ``Context``, ``HTTPError``) and *names without a token*: a stopword or
+one letter (``has``, ``N``, ``a``), which the index keeps no token of.  Those are few,
+so every one is searched, beyond the even sample of the others.  Run it with the
+interpreter of the code to measure; the session is the repository's own
+(``GENESIS_HOME`` as set).
 
     python bench/exact_bench.py --repo ~/src/click [--limit 300] [--json-out FILE]
 """
@@ -31,6 +34,7 @@ from typing import Any
 from genesis_git.index.classify import is_test_path
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.search import SearchOptions, search
+from genesis_git.text.tokens import first_token
 
 
 def definitions(repo: Path) -> dict[str, list[tuple[str, int, int]]]:
@@ -48,7 +52,24 @@ def definitions(repo: Path) -> dict[str, list[tuple[str, int, int]]]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 out.setdefault(node.name, []).append((path, first, node.end_lineno or first))
+            for name, first, last in _tokenless_places(node):
+                out.setdefault(name, []).append((path, first, last))
     return out
+
+
+def _tokenless_places(node: ast.stmt) -> list[tuple[str, int, int]]:
+    """Names without a token that ``node`` (a top-level statement) defines: a module-level
+    ``S = …`` or a method ``Basic.has`` (so that the few such names are many enough)."""
+    out: list[tuple[str, int, int]] = []
+    if isinstance(node, ast.Assign):
+        out += [(t.id, node.lineno, node.end_lineno or node.lineno) for t in node.targets
+                if isinstance(t, ast.Name)]
+    elif isinstance(node, ast.ClassDef):
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([item.lineno, *(d.lineno for d in item.decorator_list)])
+                out.append((item.name, first, item.end_lineno or first))
+    return [place for place in out if not first_token(place[0])]
 
 
 def grep_files(repo: Path, name: str) -> set[str]:
@@ -71,7 +92,8 @@ def sample(names: list[str], limit: int) -> list[str]:
 
 def evaluate(repo: Path, limit: int) -> dict[str, Any]:
     defs = definitions(repo)
-    names = sample(sorted(defs), limit)
+    names = sample(sorted(n for n in defs if first_token(n)), limit)
+    names += sorted(n for n in defs if not first_token(n))
     ctx = open_context(repo)
     sid = ensure_session(ctx)
     rows: list[dict[str, Any]] = []
@@ -83,7 +105,8 @@ def evaluate(repo: Path, limit: int) -> dict[str, Any]:
         users = grep_files(repo, name)
         reached = {h.path for h in hits} & users
         need = min(5, len(users))
-        rows.append({"name": name, "plain": plain(name), "def3": def3,
+        rows.append({"name": name, "plain": plain(name), "tokenless": not first_token(name),
+                     "def3": def3,
                      "cover": len(reached) >= need, "files": len(users),
                      "reached": len(reached), "first": [f"{h.path}:{h.start_line}"
                                                         for h in hits[:3]]})
@@ -92,8 +115,12 @@ def evaluate(repo: Path, limit: int) -> dict[str, Any]:
 
 def summary(rows: list[dict[str, Any]]) -> str:
     lines = ["| names | n | def@3 | cover |", "|---|---|---|---|"]
-    for label, pick in (("plain words", True), ("other identifiers", False), ("all", None)):
-        part = [r for r in rows if pick is None or r["plain"] is pick]
+    groups = (("plain words", lambda r: r["plain"] and not r.get("tokenless")),
+              ("other identifiers", lambda r: not r["plain"] and not r.get("tokenless")),
+              ("names without a token", lambda r: r.get("tokenless", False)),
+              ("all", lambda r: True))
+    for label, pick in groups:
+        part = [r for r in rows if pick(r)]
         if not part:
             continue
         d = sum(r["def3"] for r in part) / len(part)

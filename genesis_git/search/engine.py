@@ -8,19 +8,21 @@ here writes to the store; the caller refreshes the session first
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from genesis_git.index.chunk import CODE_EXTENSIONS
 from genesis_git.index.classify import glob_match
+from genesis_git.kernel.errors import UsageError
 from genesis_git.providers.embedders import (
     EmbeddingError,
     HashingEmbedder,
     embedder_id,
     get_embedder,
 )
-from genesis_git.search.exact import arrange, identifier_of, word_of
+from genesis_git.search.exact import arrange, identifier_of, last_part, tokenless, word_of
 from genesis_git.search.explain import contributions, matched
 from genesis_git.search.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.search.lexical import LexicalScores, lexical_scores
@@ -31,10 +33,12 @@ from genesis_git.search.session_index import (
     path_tokens,
     session_index,
 )
+from genesis_git.search.textlines import WordLines, word_lines
 from genesis_git.search.texts import texts_at
 from genesis_git.search.vectors import VectorUnavailable, cosine_rows, query_vector
 from genesis_git.store.blobs import chunk_details
 from genesis_git.text.querybounds import bound_query
+from genesis_git.text.quoting import quoted
 from genesis_git.text.tokens import QueryTerm, tokenize
 
 if TYPE_CHECKING:
@@ -99,7 +103,16 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     """Search the rows that session ``session_id`` maps (see :mod:`genesis_git.search`)."""
     opts = (opts or SearchOptions()).validated()
     config = ctx.config
-    terms, notes = analyse_bounded(config, query)
+    name = identifier_of(query) if opts.mode != "vector" else None
+    word = word_of(query) if opts.mode != "vector" and name is None else None
+    written = name or word
+    try:
+        terms, notes = analyse_bounded(config, query)
+    except UsageError:  # only stopwords: a name of the tree all the same (has(), S, Basic.has)?
+        named = tokenless_name(query, opts.mode)
+        if named is None:
+            raise
+        return _tokenless_search(ctx, session_id, query, *named, opts)
     embedder = get_embedder(config)
     idx = session_index(ctx.conn, session_id, embedder_id(embedder))
     rrf_k = max(1, config.settings.search.rrf_k)
@@ -141,12 +154,9 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
         scores = {row: float(vec[row]) for row in lists["vector"]}
     order = ordered(idx, scores)
     tiers: dict[int, str] = {}
-    name = identifier_of(query) if mode != "vector" else None
-    word = word_of(query) if mode != "vector" and name is None else None
-    written = name or word
-    if written is not None:  # one identifier, or a word the tree defines: definitions first
+    if written is not None and mode != "vector":  # one identifier, or a word the tree defines: definitions first
         order, tiers = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None,
-                              want=opts.k)
+                              want=opts.k, lines=_lines(ctx))
         for row in order:
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
     rows = _select(idx, order, opts)
@@ -157,6 +167,47 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
              "candidates": {name: len(v) for name, v in lists.items()},
              "avgdl": round(lex.stats.avgdl, 3), "rrf_k": rrf_k}
     return SearchResult(query, terms, hits, warnings, mode, session_id, stats)
+
+
+def tokenless_name(query: str, mode: str) -> tuple[str, bool] | None:
+    """The name ``query`` is when the index keeps no token of it (``has()``, ``S``,
+    ``Basic.has``, the plain word ``has``), with whether it is a plain word (a name only
+    where the tree defines it); ``None`` for any other query, and in vector mode."""
+    if mode == "vector":
+        return None
+    name = identifier_of(query)
+    written = name or word_of(query)
+    if written is None or not tokenless(written):
+        return None
+    return written, name is None
+
+
+def _lines(ctx: Context) -> Callable[[str], dict[str, WordLines]]:
+    return lambda name: word_lines(ctx.repo.root, name)
+
+
+def _tokenless_search(ctx: Context, session_id: str, query: str, written: str,
+                      defined_only: bool, opts: SearchOptions) -> SearchResult:
+    """A name the index keeps no token of (``has()``, ``S``, ``Basic.has``): its definitions,
+    then the files that use it, from the files' text (:func:`~genesis_git.search.exact.arrange`).
+    A plain word (``has``) is a name only where the tree defines it; otherwise the query has
+    only stopwords, as it says."""
+    idx = session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))
+    mask = filter_mask(idx, opts)
+    order, tiers = arrange(ctx.conn, idx, [], mask, written, defined_only=defined_only,
+                           want=opts.k, lines=_lines(ctx))
+    if defined_only and not tiers:
+        analyse_bounded(ctx.config, query)  # raises: only stopwords
+    lex = lexical_scores(idx, [])
+    rows = _select(idx, order, opts)
+    hits = build_hits(ctx.conn, idx, rows, dict.fromkeys(order, 0.0), {}, lex, None, [],
+                      "lexical", tiers)
+    warnings = [] if hits else [_why_empty(idx, mask, opts) if not mask.any() or not idx.n_rows
+                                else f"no results: no file holds {quoted(last_part(written))} "
+                                     "as a whole word"]
+    stats = {"files": len(idx.map.paths), "rows": idx.n_rows, "candidates": {"text": len(order)},
+             "avgdl": round(lex.stats.avgdl, 3), "rrf_k": max(1, ctx.config.settings.search.rrf_k)}
+    return SearchResult(query, [], hits, warnings, "lexical", session_id, stats)
 
 
 def _select(idx: SessionIndex, rows: list[int], opts: SearchOptions) -> list[int]:

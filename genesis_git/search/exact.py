@@ -15,7 +15,8 @@ for as ``git grep -w`` would.
    before methods, outside tests before tests): the chunk's symbol is the name
    (``def url_for``, a method ``Flask.url_for``), or its text defines it
    (``class``/``def``/``function``/``const``… *name*, *name* ``=`` or ``:`` at
-   the start of a line, or a quoted key ``"NAME":`` of a mapping);
+   the start of a line, also in a chain ``joule = J = …``, or a quoted key ``"NAME":``
+   of a mapping);
 2. **name**: the text holds the name exactly as written (case and underscores);
 3. **token**: the text holds only its token (``UrlFor``, ``urlfor``).
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -41,6 +42,7 @@ import numpy as np
 from genesis_git.index.classify import is_test_path
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
+from genesis_git.search.textlines import WordLines, line_scores
 from genesis_git.search.texts import texts_at
 from genesis_git.store.blobs import chunk_details, definition_chunks
 from genesis_git.text.tokens import first_token
@@ -69,14 +71,20 @@ def identifier_of(query: str) -> str | None:
         return None
     if _plain(q) and not as_code:  # a plain word (order) is a word
         return None
-    return q if first_token(_last(q)) else None
+    return q
 
 
 def word_of(query: str) -> str | None:
-    """The plain lower-case word that ``query`` is (``echo``, ``progressbar``), or ``None``:
-    a name only where the tree defines it (:func:`arrange` with ``defined_only``)."""
+    """The plain lower-case word that ``query`` is (``echo``, ``progressbar``, ``has``), or
+    ``None``: a name only where the tree defines it (:func:`arrange` with ``defined_only``)."""
     q = query.strip()
-    return q if _plain(q) and first_token(q) else None
+    return q if _plain(q) and q[0].isalpha() else None
+
+
+def tokenless(name: str) -> bool:
+    """The index keeps no token of ``name`` (``has``, ``S``, ``a``: a stopword or one
+    letter), so only the text of the files can say where it is (:func:`arrange`'s ``lines``)."""
+    return first_token(last_part(name)) is None
 
 
 def _plain(q: str) -> bool:
@@ -84,7 +92,8 @@ def _plain(q: str) -> bool:
     return q.isascii() and q.isalnum() and q.islower()
 
 
-def _last(name: str) -> str:
+def last_part(name: str) -> str:
+    """The name that ``name`` qualifies last: ``url_for`` of ``Flask.url_for``."""
     return re.split(r"\.|::", name)[-1]
 
 
@@ -93,7 +102,8 @@ def _after_keyword(n: str) -> str:
 
 
 def _at_line_start(n: str) -> str:
-    return (rf"^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?{n}[ \t]*(?::[^=\n]*)?=(?!=)"
+    return (rf"^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?(?:[\w$.]+[ \t]*=[ \t]*)*"
+            rf"{n}[ \t]*(?::[^=\n]*)?=(?!=)"
             rf"(?![^\n]*,[ \t]*$)"
             rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
             rf"|^[ \t]*{n}[ \t]*:(?!:)")
@@ -122,7 +132,8 @@ def _symbol_parts(symbol: str | None) -> list[str]:
 
 
 def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
-            written: str, *, defined_only: bool = False, want: int = 10
+            written: str, *, defined_only: bool = False, want: int = 10,
+            lines: Callable[[str], Mapping[str, WordLines]] | None = None
             ) -> tuple[list[int], dict[int, str]]:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
     :func:`identifier_of` gives it), and each looked-at row's tier (see the module).
@@ -135,19 +146,33 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     qualifier too first, then the chunks the chunker made of a definition (``def echo``)
     before a definition found in a text (a code sample of the docs), and a top-level one
     (``def diff``) before a method (``Poly.diff``); at most
-    :data:`DEFINITIONS_PER_FILE` definitions of one file lead, the others join the rounds."""
-    name = _last(written)
+    :data:`DEFINITIONS_PER_FILE` definitions of one file lead, the others join the rounds.
+
+    A name the index keeps no token of (:func:`tokenless`) is looked for in the files'
+    text: ``lines(name)`` gives the lines of each path that hold it as a whole word, and a
+    row scores the matches its chunk holds
+    (:func:`~genesis_git.search.textlines.line_scores`); without ``lines`` it
+    finds nothing."""
+    name = last_part(written)
+    if idx.n_rows == 0:
+        return list(rows), {}
     token = first_token(name)
-    if token is None or idx.n_rows == 0:
+    by_keyword: dict[int, bool] = {}
+    if token is not None:
+        per_chunk, _ = bm25(idx.chunk_parts_mult(), [(token, 1.0)])
+        if not per_chunk:
+            return list(rows), {}
+        score = np.concatenate(per_chunk)[idx.rows_chunk]
+    elif lines is not None:
+        score, by_keyword = line_scores(idx, lines(name), _line_definition(name),
+                                        _keyword_definition(name))
+    else:
         return list(rows), {}
-    per_chunk, _ = bm25(idx.chunk_parts_mult(), [(token, 1.0)])
-    if not per_chunk:
-        return list(rows), {}
-    score = np.concatenate(per_chunk)[idx.rows_chunk]
     holds = (score > 0) & mask
     if not holds.any():
         return list(rows), {}
-    declared = _defining(conn, idx, holds, name)
+    chunked = _defining(conn, idx, holds, name)
+    declared = {**{r: top for r, top in by_keyword.items() if holds[r]}, **chunked}
     if defined_only and not declared:
         return list(rows), {}
     everywhere = holds.copy()
@@ -156,6 +181,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     first += [r for r in declared if r not in seen]  # however far down the fused order
     if len(first) < CANDIDATES:  # rows that hold the name but missed the fused lists
         holds[np.asarray(rows, dtype=np.int64)] = False
+        holds[np.asarray(first, dtype=np.int64)] = False  # a definition is not taken twice
         extra = np.flatnonzero(holds)
         extra = extra[np.argsort(-score[extra], kind="stable")][:CANDIDATES - len(first)]
         first += [int(r) for r in extra]
@@ -171,7 +197,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     per_file: dict[str, int] = {}
     later: list[int] = []
     for r in sorted((r for r in candidates if tiers[r] == DEFINITION),
-                    key=lambda r: (r not in qualified, r not in declared,
+                    key=lambda r: (r not in qualified, r not in chunked, r not in declared,
                                    not declared.get(r, False), is_test_path(idx.row_path(r)))):
         path = idx.row_path(r)
         per_file[path] = per_file.get(path, 0) + 1

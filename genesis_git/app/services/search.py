@@ -58,16 +58,24 @@ class Search:
             announce: Callable[[str], None] | None = None) -> SearchResult:
         """Search: the query checked, the session refreshed (or started, said through
         ``announce``), then the search itself; ``options`` default to :meth:`options`."""
+        from genesis_git.kernel.errors import UsageError
+        from genesis_git.search.engine import tokenless_name
         from genesis_git.search.query import analyse
 
         opts = (options if options is not None else self.options()).validated()
         ctx = self._ws.caught_up()
-        analyse(ctx.config, query)
+        try:
+            analyse(ctx.config, query)
+            named = False
+        except UsageError:  # only stopwords, unless a name (has(), S) the index has no token of
+            if tokenless_name(query, opts.mode) is None:
+                raise
+            named = True
         if refresh:
             ctx.repo.start_snapshot()  # git works on another core while numpy loads
         from genesis_git.search.fresh import search_fresh
 
-        if not opts.files or opts.mode == "vector":
+        if not opts.files or opts.mode == "vector" or named:  # impact reads no name of it
             return search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
         wide = replace(opts, k=max(opts.k, FILES_POOL))
         result = search_fresh(ctx, query, wide, refresh=refresh, announce=announce)

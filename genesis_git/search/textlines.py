@@ -1,0 +1,140 @@
+"""A name the index keeps no token of, found in the files' text as ``git grep -w`` finds it.
+
+The tokenizer drops stopwords and single letters, so ``has``, ``S`` or ``a`` have no
+postings: the exact search (:mod:`~genesis_git.search.exact`) asks git for the lines
+that hold such a name (:func:`word_lines`, the working tree as it is) and scores each
+row by the lines of its chunk (:func:`line_scores`), a line that defines the name most.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from genesis_git.git.repo import run_git
+from genesis_git.index.chunk import language_of
+from genesis_git.search.session_index import SessionIndex
+
+DEFINING_LINE = 1000.0
+
+
+@dataclass
+class WordLines:
+    """The lines of one file that hold a word: their numbers (from 1) and their texts,
+    joined by newlines in the same order (one text, so that a pattern runs over all of
+    them at once)."""
+
+    numbers: list[int]
+    text: str
+
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+
+def word_lines(root: Path, word: str, *, timeout: float = 60.0) -> dict[str, WordLines]:
+    """Each line that holds ``word`` as a whole word (a letter, digit or ``_`` next to it
+    does not count), per path, as ``git grep -n -w -F`` finds them in the working tree:
+    tracked files and untracked ones that are not ignored, binary files skipped.  Empty when
+    git fails (the caller shows no match rather than an error).
+
+    The exact search (:mod:`~genesis_git.search.exact`) asks it for a name that the index
+    keeps no token of: a stopword or a single letter (``has``, ``S``, ``a()``)."""
+    res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-w", "-F", "-I",
+                   "--untracked", "--no-color", "-e", word], cwd=root, check=False,
+                  timeout=timeout)
+    if res.returncode != 0:  # 1: no match; anything else: git could not grep here
+        return {}
+    grouped: dict[bytes, tuple[list[int], list[bytes]]] = {}
+    for path, number, text in _records(res.stdout):
+        numbers, texts = grouped.setdefault(path, ([], []))
+        numbers.append(int(number))
+        texts.append(text)
+    return {path.decode("utf-8", errors="surrogateescape"):
+            WordLines(numbers, b"\n".join(texts).decode("utf-8", errors="replace"))
+            for path, (numbers, texts) in grouped.items()}
+
+
+def _records(data: bytes) -> list[tuple[bytes, bytes, bytes]]:
+    """``(path, number, line)`` of each record of ``git grep -n -z``: path NUL number NUL
+    line LF, a path as it is (no quoting), so a path may hold a newline: then the records
+    are read one by one."""
+    fast = [record.split(b"\0", 2) for record in data.split(b"\n")[:-1]]
+    if all(len(r) == 3 and r[1].isdigit() for r in fast):
+        return [(r[0], r[1], r[2]) for r in fast]
+    out: list[tuple[bytes, bytes, bytes]] = []
+    pos, size = 0, len(data)
+    while pos < size:
+        end_path = data.find(b"\0", pos)
+        end_number = data.find(b"\0", end_path + 1) if end_path >= 0 else -1
+        end = data.find(b"\n", end_number + 1) if end_number >= 0 else -1
+        if end < 0:
+            break
+        number = data[end_path + 1:end_number]
+        if number.isdigit():
+            out.append((data[pos:end_path], number, data[end_number + 1:end]))
+        pos = end + 1
+    return out
+
+
+def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.Pattern[str],
+                after_keyword: re.Pattern[str]) -> tuple[np.ndarray, dict[int, bool]]:
+    """How many of the ``lines`` (per path) fall in each row's chunk: the chunk that starts
+    last at or before the line (a line above a file's first chunk counts for it).  In
+    source code, a line that defines the name (``at_start``: ``S = …``; ``after_keyword``:
+    ``def a``) counts :data:`DEFINING_LINE`, a tenth of it when indented (a function's
+    local ``S = []``, not the module's ``S = SingletonRegistry()``): its chunk is among the
+    candidates however many uses others hold (in prose, "the function f" is no definition).
+    Also the rows with a line that defines it after a keyword (``def f``, ``class E``) or
+    at the top level (``S = …``), each with whether that line is at the top level: what
+    the chunker's symbols say of a name with a token."""
+    score = np.zeros(idx.n_rows, dtype=np.float64)
+    declared: dict[int, bool] = {}
+    where = {path: m for m, path in enumerate(idx.map.paths) if path in lines}
+    if not where:
+        return score, declared
+    rows = np.flatnonzero(np.isin(idx.rows_map, np.fromiter(where.values(), dtype=np.int64)))
+    by_map = idx.rows_map[rows]
+    starts = idx.starts[idx.rows_chunk[rows]]
+    order = np.lexsort((starts, by_map))
+    rows, by_map, starts = rows[order], by_map[order], starts[order]
+    bounds = np.searchsorted(by_map, np.arange(len(idx.map.paths) + 1))
+    for path, m in where.items():
+        lo, hi = int(bounds[m]), int(bounds[m + 1])
+        found = lines[path]
+        at = np.searchsorted(starts[lo:hi], np.asarray(found.numbers, dtype=np.int64),
+                             side="right") - 1
+        hit = rows[lo:hi][np.maximum(at, 0)]
+        np.add.at(score, hit, 1.0)
+        if not _is_code(path):  # prose and data: "the function f", a = in a stylesheet
+            continue
+        texts = found.lines()
+        for i in _defining_lines(found.text, at_start, after_keyword):
+            top = not _indented(texts[i])
+            r = int(hit[i])
+            score[r] += (DEFINING_LINE if top else DEFINING_LINE / 10) - 1.0
+            if top or after_keyword.search(texts[i]):
+                declared[r] = declared.get(r, False) or top
+    return score, declared
+
+
+def _defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
+    """The indexes of the lines of ``text`` that a pattern matches (on the line of the
+    match's end: the name, or its ``=``), each once; a pass of each over all of them."""
+    out: dict[int, None] = {}
+    for half in patterns:
+        for match in half.finditer(text):
+            out[text.count("\n", 0, match.end() - 1)] = None  # the name's line (or its =)
+    return sorted(out)
+
+
+def _is_code(path: str) -> bool:
+    return language_of(path) in ("python", "code")
+
+
+def _indented(line: str) -> bool:
+    return line[:1] in (" ", "\t")
+
