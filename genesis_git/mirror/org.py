@@ -102,7 +102,7 @@ def _commits(conn: Any, story_id: str) -> list[dict[str, Any]]:
         "SELECT l.project_id, l.target_ref, l.description, l.created_at, l.id, g.payload->'meta' "
         "FROM story_links l LEFT JOIN genesis_records g ON g.record_id = l.record_id "
         "WHERE l.story_id = %s AND l.link_type = 'commit'", (story_id,)).fetchall()
-    from genesis_git.stories.context import in_history
+    from genesis_git.stories.context import SKEW, in_history
 
     by_key: dict[str, dict[str, Any]] = {}
     order: dict[str, tuple[Any, ...]] = {}
@@ -116,9 +116,32 @@ def _commits(conn: Any, story_id: str) -> list[dict[str, Any]]:
         order[key] = (int(meta.get("committed") or 0), created, row_id)
         parents[key] = [f"{project}\0{p}" for p in meta.get("parents") or []
                         if isinstance(p, str)]
-    # an ancestor before its descendant, as the story's own commits tell (a mirror reads
-    # no other story's commits to bridge them)
+    if len(order) > 1:  # other stories' commits of the same projects may lie between them
+        times = [o[0] for o in order.values()]
+        projects = sorted({key.partition("\0")[0] for key in order})
+        parents = {**_commit_graph(conn, projects, min(times) - SKEW, max(times) + SKEW),
+                   **parents}
     return [by_key[key] for key in in_history(order, parents)]
+
+
+def _commit_graph(conn: Any, projects: list[str], since: int, until: int
+                  ) -> dict[str, list[str]]:
+    """The parents of every commit that any story of ``projects`` links, made from ``since``
+    to ``until`` (a commit of unknown time counts too), keyed ``project NUL sha``: the
+    mirror's :func:`genesis_git.store.stories.commit_graph`."""
+    out: dict[str, list[str]] = {}
+    for project, sha, parents in conn.execute(
+            "SELECT l.project_id, l.target_ref, g.payload->'meta'->'parents' "
+            "FROM story_links l JOIN genesis_records g ON g.record_id = l.record_id "
+            "WHERE l.link_type = 'commit' AND l.project_id = ANY(%s) "
+            "AND jsonb_typeof(g.payload->'meta') = 'object' "
+            "AND COALESCE(CASE WHEN g.payload->'meta'->>'committed' ~ '^[0-9]{1,15}$' "
+            "THEN (g.payload->'meta'->>'committed')::bigint END, %s) BETWEEN %s AND %s",
+            (projects, since, since, until)).fetchall():
+        if isinstance(parents, list):
+            out[f"{project}\0{sha}"] = [f"{project}\0{p}" for p in parents
+                                         if isinstance(p, str)]
+    return out
 
 
 def _net(changes: list[tuple[str, str]]) -> list[dict[str, str]]:

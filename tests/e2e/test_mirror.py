@@ -485,3 +485,26 @@ def test_an_ancestor_comes_first_in_the_mirror_whatever_the_clocks(tmp_path: Pat
     assert out.returncode == 0, out.stderr
     assert [c["subject"] for c in json.loads(out.stdout)["commits"]] == [
         "STORY-20: first", "STORY-20: second"]
+
+
+def test_the_mirror_orders_a_story_through_another_storys_commit(tmp_path: Path, pg_db) -> None:
+    root = project_repo(tmp_path / "api", "git@git.example.com:org/api.git", pg_db.url)
+    first = commit_files(root, "STORY-21: first", {"a.txt": "a\n"})
+    between = commit_files(root, "STORY-22: between", {"b.txt": "b\n"})
+    last = commit_files(root, "STORY-21: last", {"c.txt": "c\n"})
+    # the last was made on a clock two hours behind; only STORY-22's commit joins it to
+    # the first
+    when = {first: (1_790_000_000, []), between: (1_790_000_100, [first]),
+            last: (1_790_000_000 - 7200, [between])}
+    story = {first: "STORY-21", between: "STORY-22", last: "STORY-21"}
+    append_records(root, [rec("story.created", sid, title=sid) for sid in ("STORY-21", "STORY-22")]
+                   + [rec("link.added", story[sha], link_type="commit", target=sha,
+                          description=sha[:7],
+                          meta={"subject": sha[:7], "committed": committed, "parents": parents})
+                      for sha in (last, between, first) for committed, parents in [when[sha]]]
+                   + [rec("link.added", "STORY-22", link_type="commit", target="f" * 40,
+                          description="odd", meta={"committed": "soon", "parents": "none"})])
+    assert run(root, "ledger", "mirror", "--json").returncode == 0
+    out = run(root, "story", "context", "STORY-21", "--org", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [c["sha"] for c in json.loads(out.stdout)["commits"]] == [first, last]
