@@ -269,6 +269,19 @@ def test_symbols_and_the_grep_mode_see_unsaved_edits(shop: Path) -> None:
     assert none.structured_content["definitions"] == []
 
 
+def test_a_name_without_a_token_is_searched_in_the_files(shop: Path) -> None:
+    write(shop, "src/shop/basket.py", "class Basket:\n    def has(self, item):\n"
+                                      "        return item in self.items\n")
+    write(shop, "src/shop/use.py", "from shop.basket import Basket\n\n\n"
+                                   "def check(basket):\n    return basket.has(1)\n")
+    [found, refused] = drive([("search", {"query": "has()"}), ("search", {"query": "the"})])
+    assert not found.is_error, found.content
+    results = found.structured_content["results"]
+    assert results[0]["path"] == "src/shop/basket.py", results
+    assert "src/shop/use.py" in {r["path"] for r in results}
+    assert refused.is_error and "only stopwords" in refused.content[0].text
+
+
 def test_the_symbol_tool_over_real_stdio(shop: Path) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-m", "genesis_git", "mcp"],
                                    cwd=shop)
