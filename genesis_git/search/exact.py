@@ -55,18 +55,23 @@ WIDEN_CHUNKS = 3
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_DEFINED = re.compile(r"(?:def|class|function|func|fn|struct|interface|trait|enum)\s+(\S+)")
 _KEYWORDS = (r"def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
              r"module|macro|object|record|table|view|procedure|sub|alias")
 
 
 def identifier_of(query: str) -> str | None:
     """The identifier that ``query`` is, as written (``Flask.url_for``, ``before_request``), or
-    ``None`` when the query is more than one name."""
+    ``None`` when the query is more than one name.  Written as code, a plain word is a name
+    too: in backticks, as a call (``order()``, ``order(``), a method (``.order``) or after a
+    keyword that defines it (``def order``, ``class Order``)."""
     raw = query.strip()
     q = raw.strip("`").strip()
-    as_code = q != raw or q.endswith("()")  # `order` and order() are written as code
-    if q.endswith("()"):
-        q = q[:-2]
+    keyword = _DEFINED.fullmatch(q)
+    if keyword:
+        q = keyword.group(1)
+    as_code = q != raw or q.endswith(("()", "(")) or q.startswith(".")
+    q = q.removesuffix("()").removesuffix("(").removeprefix(".")
     if not q or not _IDENT.fullmatch(q):
         return None
     if _plain(q) and not as_code:  # a plain word (order) is a word

@@ -191,6 +191,11 @@ def test_more_than_one_word_is_not_an_identifier_query() -> None:
     for query in ("render widget", "url_for(x)", "进度条", "", "a.", "the", "order", "progressbar"):
         assert identifier_of(query) is None, query
     assert identifier_of("`order`") == "order" and identifier_of("echo()") == "echo"
+    for query in ("echo(", ".echo()", ".echo", "def echo", "`def echo`", "fn echo"):  # as code
+        assert identifier_of(query) == "echo", query
+    assert identifier_of("class Context") == "Context"
+    for query in ("def", "def echo now", "defecho", "(", ".", "def (x)"):
+        assert identifier_of(query) is None, query
     assert word_of(" progressbar ") == "progressbar" and word_of("echo2") == "echo2"
     for query in ("Echo", "echo()", "two words", "进度条", "", "42", "_private"):
         assert word_of(query) is None, query

@@ -70,7 +70,7 @@ def test_which_names_have_no_token() -> None:
 def test_a_method_named_by_a_stopword_is_found_first_and_its_users_follow(shop: Path) -> None:
     expected = users(shop, "has")
     assert "src/calc/[odd] name.py" in expected and len(expected) == 9
-    for written in ("has()", "`has`", "has", "Basic.has"):
+    for written in ("has()", "`has`", "has", "Basic.has", "has(", ".has()", "def has"):
         hits = run(written, k=10)
         assert hits[0] == ("src/calc/basic.py", "Basic.has"), (written, hits)
         reached = {p for p, _ in hits} & expected
