@@ -73,8 +73,10 @@ def compile_pattern(pattern: str, *, regex: bool, ignore_case: bool = False,
     if not pattern:
         raise UsageError("empty pattern", hint="say what to look for")
     body = pattern if regex else re.escape(pattern)
-    if word:
-        body = rf"(?<!\w)(?:{body})(?!\w)"  # a name that starts or ends with $ too
+    if word and not regex and not ignore_case:  # the literal first: re looks for it fast
+        body = rf"{body}(?<!\w{body})(?!\w)"  # a name that starts or ends with $ too
+    elif word:
+        body = rf"(?<!\w)(?:{body})(?!\w)"
     try:
         return re.compile(body, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
     except re.error as exc:

@@ -38,3 +38,14 @@ def test_an_empty_or_broken_pattern_is_a_usage_error() -> None:
     for pattern, regex in (("", False), ("(", True)):
         with pytest.raises(UsageError):
             compile_pattern(pattern, regex=regex)
+
+
+@pytest.mark.parametrize("name", ["S", "has", "$http", "a.b", "x+y", "_", "é"])
+def test_a_whole_word_is_found_where_it_stands_alone_in_any_text(name: str) -> None:
+    # the literal comes first in the pattern (fast); where it matches must not change
+    text = ("S S1 aS _S $S S$ éS Sé (S)\nhas hash _has has_ (has) x.has() has\n"
+            "$http a$http $https\na.b xa.b a.bc (a.b)\nx+y ax+y x+yb\n_ a_ _b (_)\né aé (é)\n")
+    plain = re.compile(rf"(?<!\w)(?:{re.escape(name)})(?!\w)", re.MULTILINE)
+    fast = compile_pattern(name, regex=False, word=True)
+    assert [m.span() for m in fast.finditer(text)] == [m.span() for m in plain.finditer(text)]
+    assert fast.search(text) is not None
