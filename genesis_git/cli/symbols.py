@@ -8,10 +8,10 @@ import typer
 
 from genesis_git.kernel.errors import ExitCode
 
-HELP = """Where a name is defined (classes, functions, methods, tables), with --refs the
-lines that refer to it, or with --outline what one file defines: path:line, read
-from the index (no language server). Exit 0 when something is found, 1 when
-nothing is."""
+HELP = """Where a name is defined (classes, functions, methods, tables, module-level
+variables), with --refs the lines that refer to it, or with --outline what one
+file defines: path:line, read from the index (no language server). Exit 0 when
+something is found, 1 when nothing is."""
 
 
 def symbols_cmd(

@@ -56,8 +56,9 @@ When to call which tool:
 - search: to find a passage, a config key or a doc section (match=ranked), or
   every line holding an exact string or a regex, like git grep (match=fixed or
   match=regex). files=true gives one line per file; type/path/component/owner narrow it.
-- symbols: where a class, function, method or table is defined (path:line), with
-  refs=true every line that uses it, with outline=<file> what a file defines.
+- symbols: where a class, function, method, table or module-level variable is
+  defined (path:line), with refs=true every line that uses it, with outline=<file>
+  what a file defines.
 - story_context: to resume work on a story (e.g. STORY-12): its commits, net
   changed files, notes, decisions and links. story_list lists the stories.
 - session_note: to record a decision, a risk or an analysis while you work

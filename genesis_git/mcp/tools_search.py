@@ -39,7 +39,8 @@ reasons of its score (text match, references, co-change history, similar stories
 requirement's own text; a pasted issue is fine. A long answer is cut and gives next_cursor;
 pass it back as cursor. {WRITES_STORE}"""
 
-SYMBOLS = f"""Where a name is defined (class, function, method, SQL or ORM table), as
+SYMBOLS = f"""Where a name is defined (class, function, method, SQL or ORM table,
+module-level variable such as a constant), as
 path:line with its kind; with refs=true also every line that uses the name as a whole word;
 with outline=<file> everything one file defines, in line order. Use it instead of search
 when you know the identifier. A dotted name (OrderController.create_order) narrows to that

@@ -117,7 +117,7 @@ def _at_line_start(n: str) -> str:
 @lru_cache(maxsize=256)
 def _definition(name: str) -> re.Pattern[str]:
     """What defines ``name`` in a text (see the module); :func:`_text_tier` tries its two
-    halves, :func:`_keyword_definition` and :func:`_line_definition`, one after the other."""
+    halves, :func:`_keyword_definition` and :func:`line_definition`, one after the other."""
     n = re.escape(name)
     return re.compile(f"{_after_keyword(n)}|{_at_line_start(n)}", re.MULTILINE)
 
@@ -128,7 +128,7 @@ def _keyword_definition(name: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=256)
-def _line_definition(name: str) -> re.Pattern[str]:
+def line_definition(name: str) -> re.Pattern[str]:
     return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
 
 
@@ -169,7 +169,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
             return list(rows), {}
         score = np.concatenate(per_chunk)[idx.rows_chunk]
     elif lines is not None:
-        score, by_keyword = line_scores(idx, lines(name), _line_definition(name),
+        score, by_keyword = line_scores(idx, lines(name), line_definition(name),
                                         _keyword_definition(name))
     else:
         return list(rows), {}
@@ -344,7 +344,7 @@ def _text_tier(text: str, name: str) -> str:
     if name not in text:
         return TOKEN
     windows = _around(text, name)
-    at_start, after_keyword = _line_definition(name), _keyword_definition(name)
+    at_start, after_keyword = line_definition(name), _keyword_definition(name)
     if any(at_start.search(w) or after_keyword.search(w) for w in windows):
         return DEFINITION
     exact = _whole(name)

@@ -18,9 +18,13 @@ Every location is a ``path:line``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 from genesis_git.index.classify import is_test_path
 from genesis_git.search.grep import GrepMatch, grep
@@ -83,11 +87,17 @@ class SymbolIndex:
                 self.by_tail.setdefault(tail, []).append(d)
                 self.by_lower.setdefault(tail.lower(), []).append(d)
 
-    def define(self, name: str) -> list[Definition]:
-        """The definitions of ``name`` (``Class.method`` narrows to that class)."""
+    def define(self, name: str, variables: Callable[[str], list[Definition]] | None = None
+               ) -> list[Definition]:
+        """The definitions of ``name`` (``Class.method`` narrows to that class); when no
+        class, function, method or table has that name as written, the module-level
+        ``variables(name)`` of that name, and only then those of any case."""
         name = name.strip()
         tail = name.rsplit(".", 1)[-1]
-        found = self.by_tail.get(tail) or self.by_lower.get(tail.lower(), [])
+        found = self.by_tail.get(tail) or (variables(name) if variables else [])
+        if found and found[0].kind == "variable":
+            return found
+        found = found or self.by_lower.get(tail.lower(), [])
         if "." in name:
             dotted = [d for d in found if d.name == name or d.name.endswith("." + name)]
             lowered = name.lower()
@@ -102,6 +112,33 @@ class SymbolIndex:
         while wanted.startswith("./"):
             wanted = wanted[2:]
         return self.by_path.get(wanted)
+
+
+_DECLARED = r"^(?:export[ \t]+)?(?:const|let|var|val)[ \t]+{}(?![\w$])"
+
+
+def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
+    """The module-level variables called ``name`` (its tail) in the code of ``paths``: a
+    line that is not indented and assigns it (``S = Registry()``, ``current_app: T = …``,
+    ``joule = J = …``, ``export const API = …``), as ``git grep -w`` finds it in the
+    working tree; kind ``variable``.  The blobs' facts keep classes, functions, methods and
+    tables only, so a constant had no definition."""
+    from genesis_git.search.exact import line_definition
+    from genesis_git.search.textlines import is_code, word_lines
+
+    tail = name.strip().rsplit(".", 1)[-1]
+    if not tail or "." in name.strip():
+        return []
+    assigns = line_definition(tail)
+    declares = re.compile(_DECLARED.format(re.escape(tail)))
+    out: list[Definition] = []
+    for path, found in word_lines(root, tail).items():
+        if path not in paths or not is_code(path):
+            continue
+        for number, text in zip(found.numbers, found.lines(), strict=True):
+            if text[:1] not in (" ", "\t") and (assigns.search(text) or declares.search(text)):
+                out.append(Definition(tail, "variable", path, number, number))
+    return sorted(out, key=_definition_rank)
 
 
 def _definition_rank(d: Definition) -> tuple[int, int, str, int]:

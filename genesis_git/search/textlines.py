@@ -109,7 +109,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.
                              side="right") - 1
         hit = rows[lo:hi][np.maximum(at, 0)]
         np.add.at(score, hit, 1.0)
-        if not _is_code(path):  # prose and data: "the function f", a = in a stylesheet
+        if not is_code(path):  # prose and data: "the function f", a = in a stylesheet
             continue
         texts = found.lines()
         for i in _defining_lines(found.text, at_start, after_keyword):
@@ -131,7 +131,7 @@ def _defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
     return sorted(out)
 
 
-def _is_code(path: str) -> bool:
+def is_code(path: str) -> bool:
     return language_of(path) in ("python", "code")
 
 

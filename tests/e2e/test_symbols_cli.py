@@ -15,6 +15,11 @@ pytestmark = pytest.mark.shop(files={
     "src/shop/refund.py": "from shop.orders import cancel_order\n\n\nclass Refunds:\n"
                           "    def cancel_order(self):\n        return cancel_order(1)\n",
     "tests/test_orders.py": "def cancel_order():\n    pass\n",
+    "src/shop/limits.py": ("CART_LIMIT = 50\ncurrent_cart: dict = {}\n\n\ndef clamp(n):\n"
+                           "    CART_LIMIT = 3  # a local, not the module's\n"
+                           "    return min(n, CART_LIMIT)\n"),
+    "web/api.js": "export const API_ROOT = '/api';\nfunction get() { return API_ROOT; }\n",
+    "docs/limits.md": "# Limits\n\n    DOC_ONLY = 1\n\nDOC_ONLY = 2 in prose.\n",
 })
 
 
@@ -38,6 +43,20 @@ def test_definitions_code_first_then_references(shop: Path) -> None:
     tables = json.loads(run(shop, "symbols", "orders", "--json").stdout)
     assert [(d["kind"], d["location"]) for d in tables["definitions"]] == [
         ("table", "db/schema.sql:1")]
+
+
+def test_a_module_level_variable_is_a_definition_too(shop: Path) -> None:
+    for name, expected in (("CART_LIMIT", "src/shop/limits.py:1: variable CART_LIMIT"),
+                           ("current_cart", "src/shop/limits.py:2: variable current_cart"),
+                           ("API_ROOT", "web/api.js:1: variable API_ROOT")):
+        proc = run(shop, "symbols", name)
+        assert (proc.returncode, proc.stdout) == (0, expected + "\n"), (name, proc.stderr)
+    write(shop, "src/shop/fresh.py", "FRESH = 1\n")  # untracked: the working tree counts
+    assert run(shop, "symbols", "FRESH").stdout == "src/shop/fresh.py:1: variable FRESH\n"
+    assert run(shop, "symbols", "DOC_ONLY").returncode == 1  # prose defines nothing
+    refs = json.loads(run(shop, "symbols", "CART_LIMIT", "--refs", "--json").stdout)
+    assert [r["location"] for r in refs["references"]] == [
+        "src/shop/limits.py:6", "src/shop/limits.py:7"]
 
 
 def test_outline_from_a_subfolder_sees_an_unsaved_edit(shop: Path) -> None:
