@@ -22,7 +22,15 @@ from genesis_git.providers.embedders import (
     embedder_id,
     get_embedder,
 )
-from genesis_git.search.exact import arrange, identifier_of, last_part, tokenless, word_of
+from genesis_git.search.exact import (
+    DEFINITION,
+    NAME,
+    arrange,
+    identifier_of,
+    last_part,
+    tokenless,
+    word_of,
+)
 from genesis_git.search.explain import contributions, matched
 from genesis_git.search.hybrid import ordered, path_rows, rrf, top_rows
 from genesis_git.search.lexical import LexicalScores, lexical_scores
@@ -202,6 +210,9 @@ def _tokenless_search(ctx: Context, session_id: str, query: str, written: str,
     rows = _select(idx, order, opts)
     hits = build_hits(ctx.conn, idx, rows, dict.fromkeys(order, 0.0), {}, lex, None, [],
                       "lexical", tiers)
+    for hit in hits:  # what --explain shows as matched: the name, where the text holds it
+        if hit.breakdown.get("exact") in (DEFINITION, NAME):
+            hit.matched_terms = [last_part(written)]
     warnings = [] if hits else [_why_empty(idx, mask, opts) if not mask.any() or not idx.n_rows
                                 else f"no results: no file holds {quoted(last_part(written))} "
                                      "as a whole word"]

@@ -121,6 +121,7 @@ def test_the_command_line_and_its_files_view(shop: Path) -> None:
     assert res.returncode == 0, res.stderr
     hits = json.loads(res.stdout)["results"]
     assert hits[0]["path"] == "src/calc/basic.py" and hits[0]["breakdown"]["exact"] == "definition"
+    assert hits[0]["matched_terms"] == ["has"]  # what --explain shows
     res = cli("--files", "-k", "3", "S")
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines()[0].startswith("src/calc/singleton.py"), res.stdout
