@@ -38,36 +38,87 @@ class WordLines:
 def word_lines(root: Path, word: str, *, timeout: float = 60.0) -> dict[str, WordLines]:
     """Each line that holds ``word`` as a whole word (a letter, digit or ``_`` next to it
     does not count), per path, as ``git grep -n -w -F`` finds them in the working tree:
-    tracked files and untracked ones that are not ignored, binary files skipped.  Empty when
-    git fails (the caller shows no match rather than an error).
+    tracked files and untracked ones that are not ignored, binary files skipped.  A binary
+    file is one with a NUL byte in its first 8,000, as :mod:`~genesis_git.search.grep` and
+    the index see it: a text file that ``.gitattributes`` calls ``binary`` (git only says it
+    matches) is read here.  Empty when git fails (the caller shows no match rather than an
+    error).
 
     The exact search (:mod:`~genesis_git.search.exact`) asks it for a name that the index
     keeps no token of: a stopword or a single letter (``has``, ``S``, ``a()``)."""
-    res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-w", "-F", "-I",
+    res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-w", "-F",
                    "--untracked", "--no-color", "-e", word], cwd=root, check=False,
                   timeout=timeout)
     if res.returncode != 0:  # 1: no match; anything else: git could not grep here
         return {}
     grouped: dict[bytes, tuple[list[int], list[bytes]]] = {}
-    for path, number, text in _records(res.stdout):
-        numbers, texts = grouped.setdefault(path, ([], []))
+    binary: list[bytes] = []
+    for raw, number, text in _records(res.stdout):
+        if number is None:
+            binary.append(raw)
+            continue
+        numbers, texts = grouped.setdefault(raw, ([], []))
         numbers.append(int(number))
         texts.append(text)
-    return {path.decode("utf-8", errors="surrogateescape"):
-            WordLines(numbers, b"\n".join(texts).decode("utf-8", errors="replace"))
-            for path, (numbers, texts) in grouped.items()}
+    out = {raw.decode("utf-8", errors="surrogateescape"):
+           WordLines(numbers, b"\n".join(texts).decode("utf-8", errors="replace"))
+           for raw, (numbers, texts) in grouped.items()}
+    for raw in binary:
+        path = raw.decode("utf-8", errors="surrogateescape")
+        found = _text_lines(root / path, word)
+        if found is not None:
+            out[path] = found
+    return out
 
 
-def _records(data: bytes) -> list[tuple[bytes, bytes, bytes]]:
+def _text_lines(full: Path, word: str) -> WordLines | None:
+    """The lines of a file that git calls binary, read here when its content is text."""
+    from genesis_git.search.grep import compile_pattern, file_matches
+
+    try:
+        with open(full, "rb") as handle:
+            data = handle.read(8000)
+            if b"\0" in data:  # binary indeed: not read further
+                return None
+            data += handle.read()
+    except OSError:
+        return None
+    found = file_matches(str(full), data.decode("utf-8", errors="replace"),
+                         compile_pattern(word, regex=False, word=True))
+    if not found:
+        return None
+    return WordLines([m.line for m in found], "\n".join(m.text for m in found))
+
+
+_BINARY = re.compile(rb"Binary file (.+) matches\n")
+
+
+def _records(data: bytes) -> list[tuple[bytes, bytes | None, bytes]]:
     """``(path, number, line)`` of each record of ``git grep -n -z``: path NUL number NUL
     line LF, a path as it is (no quoting), so a path may hold a newline: then the records
-    are read one by one."""
-    fast = [record.split(b"\0", 2) for record in data.split(b"\n")[:-1]]
-    if all(len(r) == 3 and r[1].isdigit() for r in fast):
-        return [(r[0], r[1], r[2]) for r in fast]
-    out: list[tuple[bytes, bytes, bytes]] = []
+    are read one by one.  A binary file's record is ``Binary file PATH matches`` LF: its
+    number is ``None``."""
+    out: list[tuple[bytes, bytes | None, bytes]] = []
+    for record in data.split(b"\n")[:-1]:
+        r = record.split(b"\0", 2)
+        if len(r) == 3 and r[1].isdigit():
+            out.append((r[0], r[1], r[2]))
+        elif len(r) == 1 and record.startswith(b"Binary file ") and record.endswith(b" matches"):
+            out.append((record[12:-8], None, b""))
+        else:  # a path with a newline: record by record
+            return _one_by_one(data)
+    return out
+
+
+def _one_by_one(data: bytes) -> list[tuple[bytes, bytes | None, bytes]]:
+    out: list[tuple[bytes, bytes | None, bytes]] = []
     pos, size = 0, len(data)
     while pos < size:
+        binary = _BINARY.match(data, pos)
+        if binary is not None and b"\0" not in binary.group(1):
+            out.append((binary.group(1), None, b""))
+            pos = binary.end()
+            continue
         end_path = data.find(b"\0", pos)
         end_number = data.find(b"\0", end_path + 1) if end_path >= 0 else -1
         end = data.find(b"\n", end_number + 1) if end_number >= 0 else -1

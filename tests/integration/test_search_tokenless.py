@@ -41,6 +41,9 @@ FILES = {
     "src/calc/units.py": "from calc.singleton import Registry\n\njoule = joules = J = Registry()\n",
     "src/calc/energy.py": ("from calc.units import J\n\n\ndef work(force, distance):\n"
                            "    return force * distance * J / J * J\n"),
+    # text that .gitattributes calls binary: git only says it matches
+    ".gitattributes": "src/calc/generated.py binary\n",
+    "src/calc/generated.py": "def generated(expr):\n    return expr.has(2)\n",
     "src/calc/[odd] name.py": "def odd(expr):\n    return expr.has(1)\n",
     "docs/guide.md": ("# Guide\n\nAn expression has parts, and the guide has pages.\n\n"
                       "```python\ndef g(x):\n    return x\n```\n"),
@@ -85,6 +88,11 @@ def test_a_one_letter_name_leads_with_its_module_level_definition(shop: Path) ->
     assert len({p for p, _ in hits} & users(shop, "S")) >= 5, hits
     chained = [p for p, _ in run("J", k=3)]  # joule = joules = J = …
     assert chained[0] == "src/calc/units.py" and set(chained[1:]) == {"src/calc/energy.py"}
+
+
+def test_a_text_file_that_git_calls_binary_is_still_read(shop: Path) -> None:
+    assert "src/calc/generated.py" not in users(shop, "has")  # git grep -I leaves it out
+    assert "src/calc/generated.py" in {p for p, _ in run("has()", k=30)}
 
 
 def test_the_working_tree_is_what_is_searched(shop: Path) -> None:
@@ -136,9 +144,12 @@ def test_git_grep_lines_keep_odd_paths_and_skip_binary_files(tmp_path: Path) -> 
     git(root, "init", "-q")
     write(root, "a\tb [c].py", "x = has(1)\nnothing\n  has = 2\n")
     (root / "blob.bin").write_bytes(b"has\0has")
+    write(root, "marked.txt", "one has\n")
+    write(root, ".gitattributes", "marked.txt binary\n")
     write(root, "words.txt", "hash hasher _has has_")  # not as a whole word
     found = word_lines(root, "has")
-    assert list(found) == ["a\tb [c].py"]
+    assert sorted(found) == ["a\tb [c].py", "marked.txt"]  # text, whatever git calls it
+    assert found["marked.txt"].lines() == ["one has"]
     assert found["a\tb [c].py"].numbers == [1, 3]
     assert found["a\tb [c].py"].lines() == ["x = has(1)", "  has = 2"]
     write(root, "new\nline.py", "has\n")  # a newline in a path: read record by record
