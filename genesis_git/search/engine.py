@@ -111,16 +111,14 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     """Search the rows that session ``session_id`` maps (see :mod:`genesis_git.search`)."""
     opts = (opts or SearchOptions()).validated()
     config = ctx.config
-    name = identifier_of(query) if opts.mode != "vector" else None
-    word = word_of(query) if opts.mode != "vector" and name is None else None
-    written = name or word
+    name = identifier_of(query)
+    written = name or word_of(query)  # one identifier, or a word the tree may define
     try:
         terms, notes = analyse_bounded(config, query)
     except UsageError:  # only stopwords: a name of the tree all the same (has(), S, Basic.has)?
-        named = tokenless_name(query, opts.mode)
-        if named is None:
+        if opts.mode == "vector" or written is None or not tokenless(written):
             raise
-        return _tokenless_search(ctx, session_id, query, *named, opts)
+        return _tokenless_search(ctx, session_id, query, written, name is None, opts)
     embedder = get_embedder(config)
     idx = session_index(ctx.conn, session_id, embedder_id(embedder))
     rrf_k = max(1, config.settings.search.rrf_k)
@@ -162,7 +160,7 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
         scores = {row: float(vec[row]) for row in lists["vector"]}
     order = ordered(idx, scores)
     tiers: dict[int, str] = {}
-    if written is not None and mode != "vector":  # one identifier, or a word the tree defines: definitions first
+    if written is not None and mode != "vector":  # definitions first
         order, tiers = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None,
                               want=opts.k, lines=_lines(ctx))
         for row in order:

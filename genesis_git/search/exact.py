@@ -129,6 +129,8 @@ def _keyword_definition(name: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=256)
 def line_definition(name: str) -> re.Pattern[str]:
+    """A line that defines ``name``: an assignment (``S = …``, ``a = b = S = …``) or a key
+    (``"NAME": …``, ``NAME: …``)."""
     return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
 
 
@@ -162,14 +164,14 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     if idx.n_rows == 0:
         return list(rows), {}
     token = first_token(name)
-    by_keyword: dict[int, bool] = {}
+    text_defs: dict[int, bool] = {}
     if token is not None:
         per_chunk, _ = bm25(idx.chunk_parts_mult(), [(token, 1.0)])
         if not per_chunk:
             return list(rows), {}
         score = np.concatenate(per_chunk)[idx.rows_chunk]
     elif lines is not None:
-        score, by_keyword = line_scores(idx, lines(name), line_definition(name),
+        score, text_defs = line_scores(idx, lines(name), line_definition(name),
                                         _keyword_definition(name))
     else:
         return list(rows), {}
@@ -177,7 +179,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     if not holds.any():
         return list(rows), {}
     chunked = _defining(conn, idx, holds, name)
-    declared = {**{r: top for r, top in by_keyword.items() if holds[r]}, **chunked}
+    declared = {**{r: top for r, top in text_defs.items() if holds[r]}, **chunked}
     if defined_only and not declared:
         return list(rows), {}
     everywhere = holds.copy()

@@ -124,7 +124,7 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
     working tree; kind ``variable``.  The blobs' facts keep classes, functions, methods and
     tables only, so a constant had no definition."""
     from genesis_git.search.exact import line_definition
-    from genesis_git.search.textlines import is_code, word_lines
+    from genesis_git.search.textlines import indented, is_code, word_lines
 
     tail = name.strip().rsplit(".", 1)[-1]
     if not tail or "." in name.strip():
@@ -136,7 +136,7 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
         if path not in paths or not is_code(path):
             continue
         for number, text in zip(found.numbers, found.lines(), strict=True):
-            if text[:1] not in (" ", "\t") and (assigns.search(text) or declares.search(text)):
+            if not indented(text) and (assigns.search(text) or declares.search(text)):
                 out.append(Definition(tail, "variable", path, number, number))
     return sorted(out, key=_definition_rank)
 

@@ -164,7 +164,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.
             continue
         texts = found.lines()
         for i in _defining_lines(found.text, at_start, after_keyword):
-            top = not _indented(texts[i])
+            top = not indented(texts[i])
             r = int(hit[i])
             score[r] += (DEFINING_LINE if top else DEFINING_LINE / 10) - 1.0
             if top or after_keyword.search(texts[i]):
@@ -186,6 +186,6 @@ def is_code(path: str) -> bool:
     return language_of(path) in ("python", "code")
 
 
-def _indented(line: str) -> bool:
+def indented(line: str) -> bool:
     return line[:1] in (" ", "\t")
 
