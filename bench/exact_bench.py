@@ -14,11 +14,14 @@ Names are split into *plain words* (``echo``, ``progressbar``: lower-case letter
 digits only, which search once read as words), *other identifiers*
 (``url_for``, ``Context``, ``HTTPError``) and *names without a token*: a stopword or
 one letter (``has``, ``N``, ``a``), which the index keeps no token of.  Those are few,
-so every one is searched, beyond the even sample of the others.  Run it with the
+so every one is searched, beyond the even sample of the others.  A fourth group is
+a sample of the *module-level variables* with a token (``CYGWIN = …``,
+``current_app: T = …``) that are not also a function or class name.  Run it with the
 interpreter of the code to measure; the session is the repository's own
 (``GENESIS_HOME`` as set).
 
-    python bench/exact_bench.py --repo ~/src/click [--limit 300] [--json-out FILE]
+    python bench/exact_bench.py --repo ~/src/click [--limit 300] [--limit-variables 100]
+        [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -36,13 +39,17 @@ from genesis_git.index.session import ensure_session, open_context
 from genesis_git.search import SearchOptions, search
 from genesis_git.text.tokens import first_token
 
+Places = dict[str, list[tuple[str, int, int]]]
 
-def definitions(repo: Path) -> dict[str, list[tuple[str, int, int]]]:
+
+def definitions(repo: Path) -> tuple[Places, Places]:
     """Each top-level function and class name of the tree's non-test ``.py`` files, with its
-    ``(path, first line, last line)`` places."""
+    ``(path, first line, last line)`` places; and apart, each module-level variable
+    (``CYGWIN = …``, ``current_app: T = …``) that is not also such a name."""
     files = subprocess.run(["git", "ls-files", "-z", "--", "*.py"], cwd=repo, check=True,
                            capture_output=True, text=True).stdout.split("\0")
-    out: dict[str, list[tuple[str, int, int]]] = {}
+    out: Places = {}
+    variables: Places = {}
     for path in sorted(f for f in files if f and not is_test_path(f)):
         try:
             tree = ast.parse((repo / path).read_text(encoding="utf-8"))
@@ -54,7 +61,21 @@ def definitions(repo: Path) -> dict[str, list[tuple[str, int, int]]]:
                 out.setdefault(node.name, []).append((path, first, node.end_lineno or first))
             for name, first, last in _tokenless_places(node):
                 out.setdefault(name, []).append((path, first, last))
-    return out
+            for name, first, last in _variables(node):
+                variables.setdefault(name, []).append((path, first, last))
+    return out, {n: places for n, places in variables.items() if n not in out}
+
+
+def _variables(node: ast.stmt) -> list[tuple[str, int, int]]:
+    """The names with a token that ``node`` (a top-level statement) assigns."""
+    last = node.end_lineno or node.lineno
+    if isinstance(node, ast.Assign):
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+    elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+        names = [node.target.id]
+    else:
+        names = []
+    return [(n, node.lineno, last) for n in names if first_token(n)]
 
 
 def _tokenless_places(node: ast.stmt) -> list[tuple[str, int, int]]:
@@ -90,10 +111,12 @@ def sample(names: list[str], limit: int) -> list[str]:
     return [names[int(i * step)] for i in range(limit)]
 
 
-def evaluate(repo: Path, limit: int) -> dict[str, Any]:
-    defs = definitions(repo)
+def evaluate(repo: Path, limit: int, limit_variables: int) -> dict[str, Any]:
+    defs, variables = definitions(repo)
     names = sample(sorted(n for n in defs if first_token(n)), limit)
     names += sorted(n for n in defs if not first_token(n))
+    names += sample(sorted(variables), limit_variables)
+    defs = {**variables, **defs}
     ctx = open_context(repo)
     sid = ensure_session(ctx)
     rows: list[dict[str, Any]] = []
@@ -106,6 +129,7 @@ def evaluate(repo: Path, limit: int) -> dict[str, Any]:
         reached = {h.path for h in hits} & users
         need = min(5, len(users))
         rows.append({"name": name, "plain": plain(name), "tokenless": not first_token(name),
+                     "variable": name in variables,
                      "def3": def3,
                      "cover": len(reached) >= need, "files": len(users),
                      "reached": len(reached), "first": [f"{h.path}:{h.start_line}"
@@ -115,9 +139,16 @@ def evaluate(repo: Path, limit: int) -> dict[str, Any]:
 
 def summary(rows: list[dict[str, Any]]) -> str:
     lines = ["| names | n | def@3 | cover |", "|---|---|---|---|"]
-    groups = (("plain words", lambda r: r["plain"] and not r.get("tokenless")),
-              ("other identifiers", lambda r: not r["plain"] and not r.get("tokenless")),
+    def named(r: dict[str, Any]) -> bool:  # a function or class with a token
+        return not r.get("tokenless") and not r.get("variable")
+
+    groups = (("plain words", lambda r: r["plain"] and named(r)),
+              ("other identifiers", lambda r: not r["plain"] and named(r)),
               ("names without a token", lambda r: r.get("tokenless", False)),
+              ("module-level variables, plain words", lambda r: r.get("variable", False)
+               and r["plain"]),
+              ("module-level variables, other identifiers", lambda r: r.get("variable", False)
+               and not r["plain"]),
               ("all", lambda r: True))
     for label, pick in groups:
         part = [r for r in rows if pick(r)]
@@ -133,9 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", type=Path, required=True, help="a git working tree")
     ap.add_argument("--limit", type=int, default=300, help="names at most (evenly sampled)")
+    ap.add_argument("--limit-variables", type=int, default=100,
+                    help="module-level variables at most (evenly sampled)")
     ap.add_argument("--json-out", type=Path, help="write every name's row here")
     args = ap.parse_args(argv)
-    result = evaluate(args.repo.resolve(), args.limit)
+    result = evaluate(args.repo.resolve(), args.limit, args.limit_variables)
     print(f"{result['repo']}: {result['names']} names")
     print(summary(result["rows"]))
     if args.json_out:

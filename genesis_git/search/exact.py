@@ -159,7 +159,9 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     text: ``lines(name)`` gives the lines of each path that hold it as a whole word, and a
     row scores the matches its chunk holds
     (:func:`~genesis_git.search.textlines.line_scores`); without ``lines`` it
-    finds nothing."""
+    finds nothing.  A name with a token that no candidate defines (``current_app:
+    FlaskProxy = …`` in a file that says it less than the docs) gets its definitions from
+    ``lines(name)`` too."""
     name = last_part(written)
     if idx.n_rows == 0:
         return list(rows), {}
@@ -195,6 +197,15 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     candidates = first
     tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), declared,
                               defined_only)
+    if lines is not None and token is not None and not defined_only and DEFINITION not in (
+            tiers.values()):  # defined nowhere it was looked: where git's lines define it
+        _, text_defs = line_scores(idx, lines(name), line_definition(name),
+                                   _keyword_definition(name))
+        for r, top in text_defs.items():
+            if everywhere[r]:
+                if r not in tiers:
+                    candidates.append(r)
+                tiers[r], declared[r] = DEFINITION, top
     for r, tier in _widen(conn, idx, everywhere, score, candidates, tiers, name,
                           want).items():
         if r not in tiers:

@@ -79,6 +79,10 @@ FILES = {
        for i in range(6)},
     **{f"docs/carts_{i}.md": "# Carts\n\n" + "A basket holds items; the basket is paid.\n" * 12
        for i in range(8)},
+    # a module-level variable that its file says once and the docs say again and again
+    "src/shop/state.py": "\"\"\"State of the shop.\"\"\"\n\ncurrent_basket: dict = {}\n",
+    **{f"docs/state_{i}.md": "# State\n\n" + "Read `current_basket` first.\n" * 10
+       for i in range(6)},
 }
 
 pytestmark = pytest.mark.shop(files=FILES)
@@ -171,6 +175,13 @@ def test_files_that_use_a_name_beyond_the_candidates_are_still_found(
     assert {p for p, _, _ in hits[1:7]} == users, hits
     monkeypatch.setattr("genesis_git.search.exact.WIDEN_FILES", 0)  # without looking further
     assert len({p for p, _, _ in run("Basket", k=8)} & users) < 5
+
+
+def test_a_variable_that_no_candidate_defines_is_found_where_git_sees_it_assigned(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 2)  # the docs fill them
+    hits = run("current_basket", k=5)
+    assert hits[0][0] == "src/shop/state.py", hits
 
 
 def test_a_plain_word_nothing_defines_keeps_the_search_order(
