@@ -8,7 +8,7 @@ here writes to the store; the caller refreshes the session first
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,7 +41,7 @@ from genesis_git.search.session_index import (
     path_tokens,
     session_index,
 )
-from genesis_git.search.textlines import WordLines, word_lines
+from genesis_git.search.textlines import LinesOf, WordLines, word_lines
 from genesis_git.search.texts import texts_at
 from genesis_git.search.vectors import VectorUnavailable, cosine_rows, query_vector
 from genesis_git.store.blobs import chunk_details
@@ -188,8 +188,10 @@ def tokenless_name(query: str, mode: str) -> tuple[str, bool] | None:
     return written, name is None
 
 
-def _lines(ctx: Context) -> Callable[[str], dict[str, WordLines]]:
-    return lambda name: word_lines(ctx.repo.root, name)
+def _lines(ctx: Context) -> LinesOf:
+    def lines(word: str, paths: Sequence[str] | None = None) -> dict[str, WordLines]:
+        return word_lines(ctx.repo.root, word, paths)
+    return lines
 
 
 def _tokenless_search(ctx: Context, session_id: str, query: str, written: str,

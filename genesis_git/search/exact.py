@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -42,7 +42,7 @@ import numpy as np
 from genesis_git.index.classify import is_test_path
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
-from genesis_git.search.textlines import WordLines, line_scores
+from genesis_git.search.textlines import LinesOf, line_scores
 from genesis_git.search.texts import texts_at
 from genesis_git.store.blobs import chunk_details, definition_chunks
 from genesis_git.text.tokens import first_token
@@ -52,6 +52,7 @@ DEFINITIONS_PER_FILE = 2
 READ_TEXTS = 40
 WIDEN_FILES = 40
 WIDEN_CHUNKS = 3
+FALLBACK_FILES = 500  # files with its token beyond which an undefined name is not grepped
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
@@ -140,7 +141,7 @@ def _symbol_parts(symbol: str | None) -> list[str]:
 
 def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
             written: str, *, defined_only: bool = False, want: int = 10,
-            lines: Callable[[str], Mapping[str, WordLines]] | None = None
+            lines: LinesOf | None = None
             ) -> tuple[list[int], dict[int, str]]:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
     :func:`identifier_of` gives it), and each looked-at row's tier (see the module).
@@ -161,7 +162,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     (:func:`~genesis_git.search.textlines.line_scores`); without ``lines`` it
     finds nothing.  A name with a token that no candidate defines (``current_app:
     FlaskProxy = …`` in a file that says it less than the docs) gets its definitions from
-    ``lines(name)`` too."""
+    the lines of the files with its token, :data:`FALLBACK_FILES` at most."""
     name = last_part(written)
     if idx.n_rows == 0:
         return list(rows), {}
@@ -197,9 +198,12 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     candidates = first
     tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), declared,
                               defined_only)
-    if lines is not None and token is not None and not defined_only and DEFINITION not in (
-            tiers.values()):  # defined nowhere it was looked: where git's lines define it
-        _, text_defs = line_scores(idx, lines(name), line_definition(name),
+    files = ({idx.row_path(r) for r in np.flatnonzero(everywhere).tolist()}
+             if lines is not None and token is not None and not defined_only
+             and DEFINITION not in tiers.values() else set())
+    if lines is not None and files and len(files) <= FALLBACK_FILES:
+        # defined nowhere it was looked: where git's lines of the files with its token do
+        _, text_defs = line_scores(idx, lines(name, sorted(files)), line_definition(name),
                                    _keyword_definition(name))
         for r, top in text_defs.items():
             if everywhere[r]:

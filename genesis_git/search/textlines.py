@@ -9,9 +9,10 @@ row by the lines of its chunk (:func:`line_scores`), a line that defines the nam
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -35,7 +36,15 @@ class WordLines:
         return self.text.split("\n")
 
 
-def word_lines(root: Path, word: str, *, timeout: float = 60.0) -> dict[str, WordLines]:
+class LinesOf(Protocol):
+    """What :func:`word_lines` answers for one tree: ``lines(word)``, or within ``paths``."""
+
+    def __call__(self, word: str, paths: Sequence[str] | None = None
+                 ) -> Mapping[str, WordLines]: ...
+
+
+def word_lines(root: Path, word: str, paths: Sequence[str] | None = None, *,
+               timeout: float = 60.0) -> dict[str, WordLines]:
     """Each line that holds ``word`` as a whole word (a letter, digit or ``_`` next to it
     does not count), per path, as ``git grep -n -w -F`` finds them in the working tree:
     tracked files and untracked ones that are not ignored, binary files skipped.  A binary
@@ -44,10 +53,14 @@ def word_lines(root: Path, word: str, *, timeout: float = 60.0) -> dict[str, Wor
     matches) is read here.  Empty when git fails (the caller shows no match rather than an
     error).
 
+    With ``paths``, only those files are read (each taken literally: ``[id].py`` is a
+    name, not a pattern).
+
     The exact search (:mod:`~genesis_git.search.exact`) asks it for a name that the index
     keeps no token of: a stopword or a single letter (``has``, ``S``, ``a()``)."""
+    only = ["--", *(f":(literal){p}" for p in paths)] if paths is not None else []
     res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-w", "-F",
-                   "--untracked", "--no-color", "-e", word], cwd=root, check=False,
+                   "--untracked", "--no-color", "-e", word, *only], cwd=root, check=False,
                   timeout=timeout)
     if res.returncode != 0:  # 1: no match; anything else: git could not grep here
         return {}
