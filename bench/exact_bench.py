@@ -66,8 +66,25 @@ def definitions(repo: Path) -> tuple[Places, Places]:
     return out, {n: places for n, places in variables.items() if n not in out}
 
 
+def _tokenless_places(node: ast.stmt) -> list[tuple[str, int, int]]:
+    """Names without a token that ``node`` (a top-level statement) defines: a module-level
+    ``S = …`` or a method ``Basic.has`` (so that the few such names are many enough)."""
+    out = _assigned(node)
+    if isinstance(node, ast.ClassDef):
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([item.lineno, *(d.lineno for d in item.decorator_list)])
+                out.append((item.name, first, item.end_lineno or first))
+    return [place for place in out if not first_token(place[0])]
+
+
 def _variables(node: ast.stmt) -> list[tuple[str, int, int]]:
     """The names with a token that ``node`` (a top-level statement) assigns."""
+    return [place for place in _assigned(node) if first_token(place[0])]
+
+
+def _assigned(node: ast.stmt) -> list[tuple[str, int, int]]:
+    """The names ``node`` assigns: ``S = …``, ``a = b = …``, ``g: T = …``."""
     last = node.end_lineno or node.lineno
     if isinstance(node, ast.Assign):
         names = [t.id for t in node.targets if isinstance(t, ast.Name)]
@@ -75,22 +92,7 @@ def _variables(node: ast.stmt) -> list[tuple[str, int, int]]:
         names = [node.target.id]
     else:
         names = []
-    return [(n, node.lineno, last) for n in names if first_token(n)]
-
-
-def _tokenless_places(node: ast.stmt) -> list[tuple[str, int, int]]:
-    """Names without a token that ``node`` (a top-level statement) defines: a module-level
-    ``S = …`` or a method ``Basic.has`` (so that the few such names are many enough)."""
-    out: list[tuple[str, int, int]] = []
-    if isinstance(node, ast.Assign):
-        out += [(t.id, node.lineno, node.end_lineno or node.lineno) for t in node.targets
-                if isinstance(t, ast.Name)]
-    elif isinstance(node, ast.ClassDef):
-        for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([item.lineno, *(d.lineno for d in item.decorator_list)])
-                out.append((item.name, first, item.end_lineno or first))
-    return [place for place in out if not first_token(place[0])]
+    return [(n, node.lineno, last) for n in names]
 
 
 def grep_files(repo: Path, name: str) -> set[str]:

@@ -116,9 +116,11 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     try:
         terms, notes = analyse_bounded(config, query)
     except UsageError:  # only stopwords: a name of the tree all the same (has(), S, Basic.has)?
-        if opts.mode == "vector" or written is None or not tokenless(written):
+        named = tokenless_name(query, opts.mode)
+        found = _tokenless_search(ctx, session_id, query, *named, opts) if named else None
+        if found is None:
             raise
-        return _tokenless_search(ctx, session_id, query, written, name is None, opts)
+        return found
     embedder = get_embedder(config)
     idx = session_index(ctx.conn, session_id, embedder_id(embedder))
     rrf_k = max(1, config.settings.search.rrf_k)
@@ -195,17 +197,17 @@ def _lines(ctx: Context) -> LinesOf:
 
 
 def _tokenless_search(ctx: Context, session_id: str, query: str, written: str,
-                      defined_only: bool, opts: SearchOptions) -> SearchResult:
+                      defined_only: bool, opts: SearchOptions) -> SearchResult | None:
     """A name the index keeps no token of (``has()``, ``S``, ``Basic.has``): its definitions,
     then the files that use it, from the files' text (:func:`~genesis_git.search.exact.arrange`).
-    A plain word (``has``) is a name only where the tree defines it; otherwise the query has
-    only stopwords, as it says."""
+    A plain word (``has``) is a name only where the tree defines it; otherwise ``None``: the
+    query has only stopwords, as it says."""
     idx = session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))
     mask = filter_mask(idx, opts)
     order, tiers = arrange(ctx.conn, idx, [], mask, written, defined_only=defined_only,
                            want=opts.k, lines=_lines(ctx))
     if defined_only and not tiers:
-        analyse_bounded(ctx.config, query)  # raises: only stopwords
+        return None
     lex = lexical_scores(idx, [])
     rows = _select(idx, order, opts)
     hits = build_hits(ctx.conn, idx, rows, dict.fromkeys(order, 0.0), {}, lex, None, [],

@@ -174,8 +174,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
             return list(rows), {}
         score = np.concatenate(per_chunk)[idx.rows_chunk]
     elif lines is not None:
-        score, text_defs = line_scores(idx, lines(name), line_definition(name),
-                                        _keyword_definition(name))
+        score, text_defs = _git_lines(idx, lines, name)
     else:
         return list(rows), {}
     holds = (score > 0) & mask
@@ -198,18 +197,12 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     candidates = first
     tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), declared,
                               defined_only)
-    files = ({idx.row_path(r) for r in np.flatnonzero(everywhere).tolist()}
-             if lines is not None and token is not None and not defined_only
-             and DEFINITION not in tiers.values() else set())
-    if lines is not None and files and len(files) <= FALLBACK_FILES:
-        # defined nowhere it was looked: where git's lines of the files with its token do
-        _, text_defs = line_scores(idx, lines(name, sorted(files)), line_definition(name),
-                                   _keyword_definition(name))
-        for r, top in text_defs.items():
-            if everywhere[r]:
-                if r not in tiers:
-                    candidates.append(r)
-                tiers[r], declared[r] = DEFINITION, top
+    if (lines is not None and token is not None and not defined_only
+            and DEFINITION not in tiers.values()):  # defined nowhere it was looked
+        for r, top in _defined_in_files(idx, lines, name, everywhere).items():
+            if r not in tiers:
+                candidates.append(r)
+            tiers[r], declared[r] = DEFINITION, top
     for r, tier in _widen(conn, idx, everywhere, score, candidates, tiers, name,
                           want).items():
         if r not in tiers:
@@ -229,6 +222,26 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     chosen = set(candidates)
     tail = [r for r in rows if r not in chosen]
     return definitions + _rounds(idx, others) + tail, tiers
+
+
+def _git_lines(idx: SessionIndex, lines: LinesOf, name: str,
+               paths: Sequence[str] | None = None) -> tuple[np.ndarray, dict[int, bool]]:
+    """:func:`~genesis_git.search.textlines.line_scores` of the lines git finds of ``name``
+    (in ``paths`` only, when given)."""
+    return line_scores(idx, lines(name, paths), line_definition(name),
+                       _keyword_definition(name))
+
+
+def _defined_in_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndarray
+                      ) -> dict[int, bool]:
+    """The rows among ``holds`` whose lines define ``name`` (with whether at the top level),
+    as git reads the files of those rows; nothing when they are more than
+    :data:`FALLBACK_FILES`."""
+    files = {idx.row_path(r) for r in np.flatnonzero(holds).tolist()}
+    if len(files) > FALLBACK_FILES:
+        return {}
+    _, found = _git_lines(idx, lines, name, sorted(files))
+    return {r: top for r, top in found.items() if holds[r]}
 
 
 def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, name: str

@@ -94,9 +94,11 @@ class SymbolIndex:
         ``variables(name)`` of that name, and only then those of any case."""
         name = name.strip()
         tail = name.rsplit(".", 1)[-1]
-        found = self.by_tail.get(tail) or (variables(name) if variables else [])
-        if found and found[0].kind == "variable":
-            return found
+        found = self.by_tail.get(tail, [])
+        if not found and variables is not None:
+            found_variables = variables(name)
+            if found_variables:
+                return found_variables
         found = found or self.by_lower.get(tail.lower(), [])
         if "." in name:
             dotted = [d for d in found if d.name == name or d.name.endswith("." + name)]
@@ -124,20 +126,20 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
     working tree; kind ``variable``.  The blobs' facts keep classes, functions, methods and
     tables only, so a constant had no definition."""
     from genesis_git.search.exact import line_definition
-    from genesis_git.search.textlines import indented, is_code, word_lines
+    from genesis_git.search.textlines import defining_lines, indented, is_code, word_lines
 
     tail = name.strip().rsplit(".", 1)[-1]
     if not tail or "." in name.strip():
         return []
     assigns = line_definition(tail)
-    declares = re.compile(_DECLARED.format(re.escape(tail)))
+    declares = re.compile(_DECLARED.format(re.escape(tail)), re.MULTILINE)
     out: list[Definition] = []
     for path, found in word_lines(root, tail).items():
         if path not in paths or not is_code(path):
             continue
-        for number, text in zip(found.numbers, found.lines(), strict=True):
-            if not indented(text) and (assigns.search(text) or declares.search(text)):
-                out.append(Definition(tail, "variable", path, number, number))
+        texts = found.lines()
+        out += [Definition(tail, "variable", path, found.numbers[i], found.numbers[i])
+                for i in defining_lines(found.text, assigns, declares) if not indented(texts[i])]
     return sorted(out, key=_definition_rank)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from genesis_git.git.repo import run_git
 from genesis_git.index.chunk import language_of
+from genesis_git.search.grep import compile_pattern, file_matches
 from genesis_git.search.session_index import SessionIndex
 
 DEFINING_LINE = 1000.0
@@ -86,8 +87,6 @@ def word_lines(root: Path, word: str, paths: Sequence[str] | None = None, *,
 
 def _text_lines(full: Path, word: str) -> WordLines | None:
     """The lines of a file that git calls binary, read here when its content is text."""
-    from genesis_git.search.grep import compile_pattern, file_matches
-
     try:
         with open(full, "rb") as handle:
             data = handle.read(8000)
@@ -176,7 +175,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.
         if not is_code(path):  # prose and data: "the function f", a = in a stylesheet
             continue
         texts = found.lines()
-        for i in _defining_lines(found.text, at_start, after_keyword):
+        for i in defining_lines(found.text, at_start, after_keyword):
             top = not indented(texts[i])
             r = int(hit[i])
             score[r] += (DEFINING_LINE if top else DEFINING_LINE / 10) - 1.0
@@ -185,7 +184,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.
     return score, declared
 
 
-def _defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
+def defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
     """The indexes of the lines of ``text`` that a pattern matches (on the line of the
     match's end: the name, or its ``=``), each once; a pass of each over all of them."""
     out: dict[int, None] = {}

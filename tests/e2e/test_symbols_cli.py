@@ -18,7 +18,8 @@ pytestmark = pytest.mark.shop(files={
     "src/shop/limits.py": ("CART_LIMIT = 50\ncurrent_cart: dict = {}\n\n\ndef clamp(n):\n"
                            "    CART_LIMIT = 3  # a local, not the module's\n"
                            "    return min(n, CART_LIMIT)\n"),
-    "web/api.js": "export const API_ROOT = '/api';\nfunction get() { return API_ROOT; }\n",
+    "web/api.js": ("function get() { return API_ROOT; }\n"
+                   "export const API_ROOT = '/api';\n"),
     "docs/limits.md": "# Limits\n\n    DOC_ONLY = 1\n\nDOC_ONLY = 2 in prose.\n",
 })
 
@@ -48,7 +49,7 @@ def test_definitions_code_first_then_references(shop: Path) -> None:
 def test_a_module_level_variable_is_a_definition_too(shop: Path) -> None:
     for name, expected in (("CART_LIMIT", "src/shop/limits.py:1: variable CART_LIMIT"),
                            ("current_cart", "src/shop/limits.py:2: variable current_cart"),
-                           ("API_ROOT", "web/api.js:1: variable API_ROOT")):
+                           ("API_ROOT", "web/api.js:2: variable API_ROOT")):
         proc = run(shop, "symbols", name)
         assert (proc.returncode, proc.stdout) == (0, expected + "\n"), (name, proc.stderr)
     write(shop, "src/shop/fresh.py", "FRESH = 1\n")  # untracked: the working tree counts
