@@ -32,10 +32,11 @@ class FileHit:
 
 
 def group_by_file(hits: Iterable[Hit]) -> list[FileHit]:
-    """Group hits by path: best chunk's score first, then path; chunks in score order.
-
-    A hit's ``file_score``, when set (``--files`` ranks files with impact's evidence),
-    is its file's score instead of the best chunk's."""
+    """Group hits by path, the files in the order of their first hit and each file's chunks
+    in the order given: the hits' order is the ranking (by score, or for a query that is one
+    identifier its definitions first, :mod:`genesis_git.search.exact`, whose scores do not
+    follow that order).  A file's score is its best chunk's, or its hits' ``file_score`` when
+    set (``--files`` ranks files with impact's evidence)."""
     groups: dict[str, FileHit] = {}
     for hit in hits:
         own = hit.file_score if hit.file_score is not None else hit.score
@@ -45,6 +46,4 @@ def group_by_file(hits: Iterable[Hit]) -> list[FileHit]:
         else:
             group.chunks.append(hit)
             group.score = max(group.score, own)
-    for group in groups.values():
-        group.chunks.sort(key=lambda h: (-h.score, h.start_line, h.chunk_id))
-    return sorted(groups.values(), key=lambda g: (-g.score, g.path))
+    return list(groups.values())

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from genesis_git.app.facade import Genesis
 from genesis_git.index.session import ensure_session, open_context
-from genesis_git.search import SearchOptions, engine, search
+from genesis_git.search import SearchOptions, engine, group_by_file, search
 from genesis_git.search.exact import identifier_of, word_of
 
 from helpers import git
@@ -182,6 +183,18 @@ def test_a_variable_that_no_candidate_defines_is_found_where_git_sees_it_assigne
     monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 2)  # the docs fill them
     hits = run("current_basket", k=5)
     assert hits[0][0] == "src/shop/state [v1].py", hits
+
+
+def test_the_files_of_an_identifier_begin_with_its_definition(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 2)  # the docs fill them
+    with Genesis() as g:
+        for query, first in (("current_basket", "src/shop/state [v1].py"),
+                             ("render_widget", "src/shop/widgets.py"),
+                             ("discount", "src/shop/pricing.py")):
+            result = g.search.run(query, g.search.options(files=True, k=5))
+            files = [fh.path for fh in group_by_file(result.hits)]
+            assert files[0] == first and len(files) == 5, (query, files)
 
 
 def test_a_plain_word_nothing_defines_keeps_the_search_order(

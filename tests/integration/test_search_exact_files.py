@@ -52,6 +52,11 @@ def test_a_file_that_only_history_links_to_the_query_is_ranked(shop_history: Pat
     assert dict(files)["src/pricing/engine.py"] == [1]
 
 
+def test_a_plain_word_nothing_defines_is_still_ranked_with_impact(shop_history: Path) -> None:
+    # no text says "rounding": only the commits that fixed it lead to the engine
+    assert [p for p, _ in files_of("rounding", k=5)][:1] == ["src/pricing/engine.py"]
+
+
 def test_the_files_are_cut_to_k_and_keep_the_filters(shop_history: Path) -> None:
     assert len(files_of(QUERY, k=1)) == 1
     only_docs = files_of(QUERY, k=5, paths=("docs/**",))

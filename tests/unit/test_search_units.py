@@ -80,13 +80,16 @@ def _hit(path: str, start: int, score: float, cid: int = 0, text: str = "x") -> 
                {"bm25": 1.0, "vector": 0.5, "rrf": score, "boosts": {"path": 0.0}})
 
 
-def test_group_by_file_orders_files_and_chunks() -> None:
-    hits = [_hit("b.py", 10, 0.5, 1), _hit("a.py", 1, 0.5, 2), _hit("b.py", 1, 0.9, 3),
+def test_group_by_file_keeps_the_order_of_the_hits() -> None:
+    # as one identifier arranges them: a definition that made no fused list (score 0) first
+    hits = [_hit("b.py", 10, 0.0, 1), _hit("a.py", 1, 0.5, 2), _hit("b.py", 1, 0.9, 3),
             _hit("a.py", 5, 0.2, 4)]
     groups = group_by_file(hits)
     assert [(g.path, g.score) for g in groups] == [("b.py", 0.9), ("a.py", 0.5)]
-    assert [c.start_line for c in groups[0].chunks] == [1, 10]
+    assert [c.start_line for c in groups[0].chunks] == [10, 1]
     assert groups[1].as_dict()["chunks"][0] == {**hits[1].as_dict(with_path=False)}
+    hits[2].file_score = 0.3  # --files: impact's evidence ranks the file
+    assert [g.score for g in group_by_file(hits)] == [0.3, 0.5]
     assert FileHit("x", 0.0).artifact_type == "OTHER"
     assert FileHit("x", 0.0).as_dict()["type"] is None
 

@@ -12,7 +12,9 @@ search's own files follow; neither list depends on ``-k``, so a longer answer
 begins with the shorter one.  Each file shows the chunks
 that matched it (a file that only impact found shows its best or first chunk,
 :func:`genesis_git.search.pinned.path_hits`).  ``--mode vector`` stays a pure
-vector ranking.
+vector ranking, and a query that is one identifier keeps the search's own order
+(:mod:`genesis_git.search.exact`): the files that define it, then those that use it,
+as ``git grep -w`` users expect, whatever impact makes of the name.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class Search:
         ``announce``), then the search itself; ``options`` default to :meth:`options`."""
         from genesis_git.kernel.errors import UsageError
         from genesis_git.search.engine import tokenless_name
+        from genesis_git.search.exact import identifier_of, word_of
         from genesis_git.search.query import analyse
 
         opts = (options if options is not None else self.options()).validated()
@@ -77,6 +80,11 @@ class Search:
 
         if not opts.files or opts.mode == "vector" or named:  # impact reads no name of it
             return search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
+        if identifier_of(query) or word_of(query):  # its definitions, then the files using it
+            result = search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
+            if any("exact" in hit.breakdown for hit in result.hits):
+                return result
+            refresh = False  # a plain word nothing defines: ranked as words are, below
         wide = replace(opts, k=max(opts.k, FILES_POOL))
         result = search_fresh(ctx, query, wide, refresh=refresh, announce=announce)
         return ranked_files(ctx, query, opts, result)
