@@ -163,8 +163,8 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     order = ordered(idx, scores)
     tiers: dict[int, str] = {}
     if written is not None and mode != "vector":  # definitions first
-        order, tiers = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None,
-                              want=opts.k, lines=_lines(ctx))
+        order, tiers, _ = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None,
+                                 want=opts.k, lines=_lines(ctx))
         for row in order:
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
     rows = _select(idx, order, opts)
@@ -204,16 +204,17 @@ def _tokenless_search(ctx: Context, session_id: str, query: str, written: str,
     query has only stopwords, as it says."""
     idx = session_index(ctx.conn, session_id, embedder_id(get_embedder(ctx.config)))
     mask = filter_mask(idx, opts)
-    order, tiers = arrange(ctx.conn, idx, [], mask, written, defined_only=defined_only,
-                           want=opts.k, lines=_lines(ctx))
+    order, tiers, text = arrange(ctx.conn, idx, [], mask, written, defined_only=defined_only,
+                                 want=opts.k, lines=_lines(ctx))
     if defined_only and not tiers:
         return None
     lex = lexical_scores(idx, [])
     rows = _select(idx, order, opts)
-    hits = build_hits(ctx.conn, idx, rows, dict.fromkeys(order, 0.0), {}, lex, None, [],
-                      "lexical", tiers)
-    for hit in hits:  # what --explain shows as matched: the name, where the text holds it
-        if hit.breakdown.get("exact") in (DEFINITION, NAME):
+    hits = build_hits(ctx.conn, idx, rows, {r: text.get(r, 0.0) for r in order}, {}, lex, None,
+                      [], "lexical", tiers)
+    for hit in hits:
+        hit.breakdown["text"] = hit.score  # the score is its lines': what --explain says
+        if hit.breakdown.get("exact") in (DEFINITION, NAME):  # matched: the name, held as written
             hit.matched_terms = [last_part(written)]
     warnings = [] if hits else [_why_empty(idx, mask, opts) if not mask.any() or not idx.n_rows
                                 else f"no results: no file holds {quoted(last_part(written))} "

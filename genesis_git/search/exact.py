@@ -36,6 +36,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -139,10 +140,19 @@ def _symbol_parts(symbol: str | None) -> list[str]:
     return re.split(r"\.|::|#|/", symbol) if symbol else []
 
 
+class Arranged(NamedTuple):
+    """What :func:`arrange` gives: the rows in order, each looked-at row's tier, and for a
+    name the index keeps no token of, each candidate's text score (its lines that hold the
+    name, :func:`~genesis_git.search.textlines.line_scores`)."""
+
+    order: list[int]
+    tiers: dict[int, str]
+    text: dict[int, float]
+
+
 def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
             written: str, *, defined_only: bool = False, want: int = 10,
-            lines: LinesOf | None = None
-            ) -> tuple[list[int], dict[int, str]]:
+            lines: LinesOf | None = None) -> Arranged:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
     :func:`identifier_of` gives it), and each looked-at row's tier (see the module).
     With ``defined_only`` (a plain word, :func:`word_of`), ``rows`` stay as they are unless
@@ -165,25 +175,25 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     the lines of the files with its token, :data:`FALLBACK_FILES` at most."""
     name = last_part(written)
     if idx.n_rows == 0:
-        return list(rows), {}
+        return Arranged(list(rows), {}, {})
     token = first_token(name)
     text_defs: dict[int, bool] = {}
     if token is not None:
         per_chunk, _ = bm25(idx.chunk_parts_mult(), [(token, 1.0)])
         if not per_chunk:
-            return list(rows), {}
+            return Arranged(list(rows), {}, {})
         score = np.concatenate(per_chunk)[idx.rows_chunk]
     elif lines is not None:
         score, text_defs = _git_lines(idx, lines, name)
     else:
-        return list(rows), {}
+        return Arranged(list(rows), {}, {})
     holds = (score > 0) & mask
     if not holds.any():
-        return list(rows), {}
+        return Arranged(list(rows), {}, {})
     chunked = _defining(conn, idx, holds, name)
     declared = {**{r: top for r, top in text_defs.items() if holds[r]}, **chunked}
     if defined_only and not declared:
-        return list(rows), {}
+        return Arranged(list(rows), {}, {})
     everywhere = holds.copy()
     first = [r for r in rows if holds[r]][:CANDIDATES]
     seen = set(first)
@@ -221,7 +231,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
                                                                     if tiers[r] == TOKEN]
     chosen = set(candidates)
     tail = [r for r in rows if r not in chosen]
-    return definitions + _rounds(idx, others) + tail, tiers
+    text = {} if token is not None else {r: float(score[r]) for r in candidates}
+    return Arranged(definitions + _rounds(idx, others) + tail, tiers, text)
 
 
 def _git_lines(idx: SessionIndex, lines: LinesOf, name: str,

@@ -54,7 +54,12 @@ def explain_lines(breakdown: dict[str, Any], rrf_k: int, mode: str) -> list[str]
     def rank(name: str) -> str:
         return f" (rank {ranks[name]})" if ranks[name] else " (not ranked)"
 
-    if bm is not None:
+    if breakdown.get("text") is not None:  # a name the index keeps no token of (has(), S)
+        from genesis_git.search.textlines import DEFINING_LINE
+
+        lines.append(f"text    {breakdown['text']:.1f} = lines with the name (definition "
+                     f"{DEFINING_LINE:g}, indented {DEFINING_LINE / 10:g}, use 1)")
+    elif bm is not None:
         text = (f"lexical {bm + path + whole:.3f}{rank('lexical')} = bm25 {bm:.3f}"
                 f"{_fmt_terms(breakdown.get('terms') or {})}")
         if path:

@@ -135,9 +135,17 @@ def test_the_command_line_and_its_files_view(shop: Path) -> None:
     hits = json.loads(res.stdout)["results"]
     assert hits[0]["path"] == "src/calc/basic.py" and hits[0]["breakdown"]["exact"] == "definition"
     assert hits[0]["matched_terms"] == ["has"]  # what --explain shows
+    # the score is the text's: a method's line 100 (a top-level definition's 1000), a use's 1
+    assert hits[0]["score"] == hits[0]["breakdown"]["text"] == 100.0
+    assert [h["score"] for h in hits[1:]] and all(h["score"] == 1.0 for h in hits[1:]), hits
+    res = cli("has()", "--explain", "-k", "1")  # and --explain says so
+    assert "text    100.0 = lines with the name" in res.stdout and "lexical" not in res.stdout
     res = cli("--files", "-k", "3", "S")
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines()[0].startswith("src/calc/singleton.py"), res.stdout
+    # files in the order of the search, not of their paths ("[odd] name.py" sorts first)
+    res = cli("--files", "-k", "3", "has()")
+    assert res.stdout.splitlines()[0].startswith("src/calc/basic.py"), res.stdout
     res = cli("the")
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.count("\n") == 1 and "only stopwords" in res.stderr
