@@ -10,6 +10,10 @@ in process, ten results. Two questions, the issue's:
 * **cover** — do the ten results reach at least min(5, n) of the n files that
   ``git grep -lwI NAME`` lists (text files only)?
 
+With ``--files``, the name is searched as ``genesis search --files -k 10`` runs it
+(files fused with impact's, unless the query is one identifier), and def@3 asks
+whether a file with one of its definitions is among the first three files.
+
 Names are split into *plain words* (``echo``, ``progressbar``: lower-case letters and
 digits only, which search once read as words), *other identifiers*
 (``url_for``, ``Context``, ``HTTPError``) and *names without a token*: a stopword or
@@ -21,7 +25,7 @@ interpreter of the code to measure; the session is the repository's own
 (``GENESIS_HOME`` as set).
 
     python bench/exact_bench.py --repo ~/src/click [--limit 300] [--limit-variables 100]
-        [--json-out FILE]
+        [--files] [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -34,9 +38,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from genesis_git.app.facade import Genesis
 from genesis_git.index.classify import is_test_path
 from genesis_git.index.session import ensure_session, open_context
-from genesis_git.search import SearchOptions, search
+from genesis_git.search import SearchOptions, group_by_file, search
 from genesis_git.text.tokens import first_token
 
 Places = dict[str, list[tuple[str, int, int]]]
@@ -113,7 +118,8 @@ def sample(names: list[str], limit: int) -> list[str]:
     return [names[int(i * step)] for i in range(limit)]
 
 
-def evaluate(repo: Path, limit: int, limit_variables: int) -> dict[str, Any]:
+def evaluate(repo: Path, limit: int, limit_variables: int, files: bool = False
+             ) -> dict[str, Any]:
     defs, variables = definitions(repo)
     names = sample(sorted(n for n in defs if first_token(n)), limit)
     names += sorted(n for n in defs if not first_token(n))
@@ -122,11 +128,18 @@ def evaluate(repo: Path, limit: int, limit_variables: int) -> dict[str, Any]:
     ctx = open_context(repo)
     sid = ensure_session(ctx)
     rows: list[dict[str, Any]] = []
+    g = Genesis(repo) if files else None
     for name in names:
-        hits = search(ctx, sid, name, SearchOptions(k=10)).hits
         places = defs[name]
-        def3 = any(h.path == p and h.start_line <= last and h.end_line >= first
-                   for h in hits[:3] for p, first, last in places)
+        if g is not None:
+            run = g.search.run(name, g.search.options(files=True, k=10), refresh=False)
+            paths = [fh.path for fh in group_by_file(run.hits)]
+            hits = [fh.chunks[0] for fh in group_by_file(run.hits)]
+            def3 = bool({p for p, _, _ in places} & set(paths[:3]))
+        else:
+            hits = search(ctx, sid, name, SearchOptions(k=10)).hits
+            def3 = any(h.path == p and h.start_line <= last and h.end_line >= first
+                       for h in hits[:3] for p, first, last in places)
         users = grep_files(repo, name)
         reached = {h.path for h in hits} & users
         need = min(5, len(users))
@@ -136,7 +149,9 @@ def evaluate(repo: Path, limit: int, limit_variables: int) -> dict[str, Any]:
                      "cover": len(reached) >= need, "files": len(users),
                      "reached": len(reached), "first": [f"{h.path}:{h.start_line}"
                                                         for h in hits[:3]]})
-    return {"repo": str(repo), "names": len(rows), "rows": rows}
+    if g is not None:
+        g.close()
+    return {"repo": str(repo), "files": files, "names": len(rows), "rows": rows}
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
@@ -168,9 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=300, help="names at most (evenly sampled)")
     ap.add_argument("--limit-variables", type=int, default=100,
                     help="module-level variables at most (evenly sampled)")
+    ap.add_argument("--files", action="store_true",
+                    help="search as --files does: a definition's file among the first three")
     ap.add_argument("--json-out", type=Path, help="write every name's row here")
     args = ap.parse_args(argv)
-    result = evaluate(args.repo.resolve(), args.limit, args.limit_variables)
+    result = evaluate(args.repo.resolve(), args.limit, args.limit_variables, args.files)
     print(f"{result['repo']}: {result['names']} names")
     print(summary(result["rows"]))
     if args.json_out:
