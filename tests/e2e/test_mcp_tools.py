@@ -274,11 +274,17 @@ def test_a_name_without_a_token_is_searched_in_the_files(shop: Path) -> None:
                                       "        return item in self.items\n")
     write(shop, "src/shop/use.py", "from shop.basket import Basket\n\n\n"
                                    "def check(basket):\n    return basket.has(1)\n")
-    [found, refused] = drive([("search", {"query": "has()"}), ("search", {"query": "the"})])
+    write(shop, "src/shop/a_use.py", "def a_check(basket):\n    return basket.has(2)\n")
+    [found, files, refused] = drive([("search", {"query": "has()"}),
+                                     ("search", {"query": "has()", "files": True}),
+                                     ("search", {"query": "the"})])
     assert not found.is_error, found.content
     results = found.structured_content["results"]
     assert results[0]["path"] == "src/shop/basket.py", results
+    assert results[0]["score"] == 100.0 and results[-1]["score"] == 1.0  # a method's line, a use
     assert "src/shop/use.py" in {r["path"] for r in results}
+    ranked = [f["path"] for f in files.structured_content["results"]]  # not by path: a_use.py
+    assert ranked[0] == "src/shop/basket.py" and "src/shop/a_use.py" in ranked, ranked
     assert refused.is_error and "only stopwords" in refused.content[0].text
 
 
