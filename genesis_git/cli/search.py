@@ -42,7 +42,8 @@ def search_cmd(
         "--max-staleness", metavar="SCORE", help="Only files with a staleness score at most this (0 new .. 1 old).")] = None,
     files: Annotated[bool, typer.Option(
         "--files", help="Rank files, with impact's file evidence (text, names, history); "
-                        "each file's matched chunks listed under it.")] = False,
+                        "each file's matched chunks listed under it. One identifier: the "
+                        "files that define it first, then those that use it.")] = False,
     explain: Annotated[bool, typer.Option(
         "--explain", help="Show each result's score breakdown and matched query terms.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the stable JSON schema.")] = False,
