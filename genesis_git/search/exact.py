@@ -26,8 +26,8 @@ results cover as many of the files that use the name as they can.  Rows that
 match the query otherwise (a path, a part of the name) follow in their order.
 Only the :data:`CANDIDATES` best rows that hold the token are looked at, and the
 text of the first :data:`READ_TEXTS` of them is read; when fewer files than the
-results asked for hold the name as written, more files that hold its token are read
-(:func:`_widen`).
+results asked for hold the name as written, ``git grep -w`` finds it in more files
+that hold its token (:func:`_widen`).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ DEFINITIONS_PER_FILE = 2
 READ_TEXTS = 40
 WIDEN_FILES = 40
 WIDEN_CHUNKS = 3
-FALLBACK_FILES = 500  # files with its token beyond which an undefined name is not grepped
+FALLBACK_FILES = 500  # files with its token that git reads for a name (see _widen, _defined_in_files)
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
@@ -213,8 +213,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
             if r not in tiers:
                 candidates.append(r)
             tiers[r], declared[r] = DEFINITION, top
-    for r, tier in _widen(conn, idx, everywhere, score, candidates, tiers, name,
-                          want).items():
+    for r, tier in _widen(idx, lines, name, everywhere, score, token is None, candidates,
+                          tiers, want).items():
         if r not in tiers:
             candidates.append(r)
         tiers[r] = tier
@@ -270,55 +270,55 @@ def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, na
             if cid in named}
 
 
-def _widen(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, score: np.ndarray,
-           candidates: list[int], tiers: Mapping[int, str], name: str, want: int
-           ) -> dict[int, str]:
-    """Rows of files whose text was not read that hold ``name`` as written, with their tier,
-    when fewer than ``want`` files of the candidates do.  ``App`` or ``Node`` share their
-    token with a word (``app``, ``node``) that hundreds of chunks hold more often than the
-    files that use the name, so those files rank below the candidates.  Files are taken by
-    their best token score, each with its first chunk that holds the token (where a file
-    imports the name) and its best ones, :data:`WIDEN_CHUNKS` at most, in batches of ten,
-    until ``want`` files hold the name or :data:`WIDEN_FILES` files were read."""
+def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarray,
+           score: np.ndarray, known: bool, candidates: list[int], tiers: Mapping[int, str],
+           want: int) -> dict[int, str]:
+    """Rows of more files that hold ``name`` as written (each a :data:`NAME`), when fewer
+    than ``want`` files of the candidates do.  ``App``, ``Node`` or ``TocTree`` share their
+    token with a word (``app``, ``node``, ``toctree``) that hundreds of chunks hold more
+    often than the files that use the name, so those files rank below the candidates.
+    ``git grep -w`` says which rows hold the name, in the files that hold its token (the
+    :data:`FALLBACK_FILES` with the best token scores); when ``known``, ``score``
+    counts those lines already (a name without a token).  Files are taken by their best
+    token score, each with its first such row (where a file imports the name) and its best
+    ones, :data:`WIDEN_CHUNKS` at most, :data:`WIDEN_FILES` files at most."""
     found = {idx.row_path(r) for r in candidates if tiers.get(r) in (DEFINITION, NAME)}
-    if len(found) >= want:
+    if len(found) >= want or lines is None:
         return {}
-    read = {idx.row_path(r) for r in candidates[:READ_TEXTS]}  # every candidate of theirs
-    looked = {r for r in candidates if tiers.get(r) != TOKEN or idx.row_path(r) in read}
-    order = np.flatnonzero(holds)
-    first_of: dict[str, int] = {}  # a file imports a name at its top: its first chunk
+    if known:
+        written = score
+    else:  # the files with the best token scores, FALLBACK_FILES at most
+        rows = np.flatnonzero(holds)
+        files: dict[str, None] = {}
+        for r in rows[np.argsort(-score[rows], kind="stable")].tolist():
+            path = idx.row_path(r)
+            if path not in found:
+                files[path] = None
+                if len(files) >= FALLBACK_FILES:
+                    break
+        if not files:
+            return {}
+        written, _ = _git_lines(idx, lines, name, sorted(files))
+    order = np.flatnonzero((written > 0) & holds)
+    first_of: dict[str, int] = {}  # a file imports a name at its top: its first such row
     for r in order.tolist():
         first_of.setdefault(idx.row_path(r), r)
     order = order[np.argsort(-score[order], kind="stable")]
     groups: dict[str, list[int]] = {}
     for r in order.tolist():
         path = idx.row_path(r)
-        if path in found or r in looked:
+        if path in found or tiers.get(r) in (DEFINITION, NAME):
             continue
         group = groups.get(path)
         if group is None:
             if len(groups) >= WIDEN_FILES:
                 continue
             top = first_of[path]
-            group = groups[path] = [] if top in looked or top == r else [top]
+            group = groups[path] = [] if top == r or tiers.get(top) in (DEFINITION, NAME) \
+                else [top]
         if len(group) < WIDEN_CHUNKS:
             group.append(r)
-    out: dict[int, str] = {}
-    files = list(groups.values())
-    for start in range(0, len(files), 10):
-        batch = list(dict.fromkeys(r for group in files[start:start + 10] for r in group))
-        ids = {r: _chunk_id(idx, r) for r in batch}
-        places = {d[0]: (d[1], d[2]) for d in chunk_details(conn, sorted(set(ids.values())))}
-        texts = _read(conn, idx, places.values())
-        for r in batch:
-            text = texts.get(places.get(ids[r], (-1, -1)))
-            tier = TOKEN if text is None else _text_tier(text, name)
-            if tier != TOKEN:  # a text that defines the name, so far down, is a use of it
-                out[r] = NAME
-                found.add(idx.row_path(r))
-        if len(found) >= want:
-            break
-    return out
+    return {r: NAME for group in groups.values() for r in group}
 
 
 def _chunk_id(idx: SessionIndex, row: int) -> int:

@@ -80,6 +80,16 @@ FILES = {
        for i in range(6)},
     **{f"docs/carts_{i}.md": "# Carts\n\n" + "A basket holds items; the basket is paid.\n" * 12
        for i in range(8)},
+    # ``ToolTip``: its token is said again and again, the name as written once, deep in a text
+    "src/shop/tooltip.py": "class ToolTip:\n    \"\"\"A hint over a widget.\"\"\"\n",
+    "src/shop/hover.py": ("from shop.tooltip import ToolTip\n\n\ndef hover(widget):\n"
+                          "    return ToolTip()\n"),
+    "docs/changes.md": ("# Changes\n\nEvery tooltip of the shop, release after release.\n\n"
+                        + "".join(f"## 1.{i}\n\n" + "".join(
+                            f"- The tooltip {i}.{j}: a tooltip, the tooltip.\n" for j in range(20))
+                                  + "\n" for i in range(12))
+                        + "## 0.9\n\n- Renamed the class of hints to `ToolTip`.\n"
+                        + "".join(f"- Fixed the basket {j}.\n" for j in range(20)) + "\n"),
     # a module-level variable that its file says once and the docs say again and again
     "src/shop/state [v1].py": "\"\"\"State of the shop.\"\"\"\n\ncurrent_basket: dict = {}\n",
     **{f"docs/state_{i}.md": "# State\n\n" + "Read `current_basket` first.\n" * 10
@@ -176,6 +186,20 @@ def test_files_that_use_a_name_beyond_the_candidates_are_still_found(
     assert {p for p, _, _ in hits[1:7]} == users, hits
     monkeypatch.setattr("genesis_git.search.exact.WIDEN_FILES", 0)  # without looking further
     assert len({p for p, _, _ in run("Basket", k=8)} & users) < 5
+
+
+def test_a_file_that_says_the_name_once_deep_in_a_long_text_is_found(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("genesis_git.search.exact.CANDIDATES", 4)
+    monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 2)
+    users = grep_files(shop, "ToolTip")
+    assert users == {"src/shop/tooltip.py", "src/shop/hover.py", "docs/changes.md"}
+    hits = run("ToolTip", k=6)
+    assert hits[0][:2] == ("src/shop/tooltip.py", "ToolTip"), hits
+    assert {p for p, _, _ in hits[:3]} == users, hits  # its chunk of the changes among them
+    ctx = open_context()
+    found = search(ctx, ensure_session(ctx), "ToolTip", SearchOptions(k=3)).hits
+    assert "`ToolTip`" in next(h.text for h in found if h.path == "docs/changes.md")
 
 
 def test_a_variable_that_no_candidate_defines_is_found_where_git_sees_it_assigned(
