@@ -14,7 +14,8 @@ for as ``git grep -w`` would.
 1. **definition** (qualified first, then the chunker's before a text's, top-level
    before methods, outside tests before tests): the chunk's symbol is the name
    (``def url_for``, a method ``Flask.url_for``), or its text defines it
-   (``class``/``def``/``function``/``const``… *name*, *name* ``=`` or ``:`` at
+   (``class``/``def``/``function``/``const``… *name* followed by code, not by prose:
+   ``(``, ``:``, ``{``, ``=``, the end of the line, ``extends``…; *name* ``=`` or ``:`` at
    the start of a line, also in a chain ``joule = J = …``, or a quoted key ``"NAME":``
    of a mapping);
 2. **name**: the text holds the name exactly as written (case and underscores);
@@ -104,8 +105,14 @@ def last_part(name: str) -> str:
     return re.split(r"\.|::", name)[-1]
 
 
+# what follows a name that a keyword defines: code (``(``, ``:``, ``{``, ``=``, the end of
+# the line, ``extends``…), not prose ("If the class has public attributes")
+_CODE_AFTER = (r"(?=[ \t\r]*(?:[(:{<=;,\[?!]|$|"
+               r"(?:extends|implements|as|where|do|struct|interface|func)\b))")
+
+
 def _after_keyword(n: str) -> str:
-    return rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$])"
+    return rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$]){_CODE_AFTER}"
 
 
 def _at_line_start(n: str) -> str:

@@ -41,6 +41,18 @@ CASES = [
     ("symbol SYMBOL", "Symbol", TOKEN),
     ("$Symbol Symbol$ Symbol_", "Symbol", TOKEN),
     ("export const $store = 1", "$store", DEFINITION),
+    # after a keyword, the name is followed by code, not by prose
+    ("    If the class has public attributes, they may be documented here.\n", "has", NAME),
+    ("the type Symbol is a class\n", "Symbol", NAME),
+    ("class\n\nSymbol of the module\n", "Symbol", NAME),
+    ("class has:\n", "has", DEFINITION),
+    ("struct Symbol {\n", "Symbol", DEFINITION),
+    ("type Symbol struct {\n", "Symbol", DEFINITION),
+    ("export class Symbol extends Node {", "Symbol", DEFINITION),
+    ("fn Symbol<T>(x: T)", "Symbol", DEFINITION),
+    ("def empty?\n  true\nend\n", "empty", DEFINITION),
+    ("module Symbol\n", "Symbol", DEFINITION),
+    ("def Symbol", "Symbol", DEFINITION),
 ]
 
 
@@ -52,6 +64,7 @@ def test_an_identifier_s_tier_is_read_from_the_lines_that_hold_it(text: str, nam
 
 
 PIECES = ["def", "class", "const", "fn", "let", "sub", "Symbol", "Symbol", "Outer.", "self.",
+          "of", "extends", "{", "<", "?",
           "export", "=", "==", ":", "::", ",", "(", ")", '"', "'", "\n", "\n", "\n", " ", " ",
           "\t", "\r", "\u00a0", "\u2028", "\x1c", "$", "_", "x", "#"]
 
