@@ -133,8 +133,9 @@ def evaluate(repo: Path, limit: int, limit_variables: int, files: bool = False
         places = defs[name]
         if g is not None:
             run = g.search.run(name, g.search.options(files=True, k=10), refresh=False)
-            paths = [fh.path for fh in group_by_file(run.hits)]
-            hits = [fh.chunks[0] for fh in group_by_file(run.hits)]
+            groups = group_by_file(run.hits)
+            paths = [fh.path for fh in groups]
+            hits = [fh.chunks[0] for fh in groups]
             def3 = bool({p for p, _, _ in places} & set(paths[:3]))
         else:
             hits = search(ctx, sid, name, SearchOptions(k=10)).hits

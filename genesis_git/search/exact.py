@@ -321,8 +321,8 @@ def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarra
             if len(groups) >= WIDEN_FILES:
                 continue
             top = first_of[path]
-            group = groups[path] = [] if top == r or tiers.get(top) in (DEFINITION, NAME) \
-                else [top]
+            leads = top != r and tiers.get(top) not in (DEFINITION, NAME)
+            group = groups[path] = [top] if leads else []
         if len(group) < WIDEN_CHUNKS:
             group.append(r)
     return {r: NAME for group in groups.values() for r in group}
