@@ -55,6 +55,7 @@ READ_TEXTS = 40
 WIDEN_FILES = 40
 WIDEN_CHUNKS = 3
 FALLBACK_FILES = 500  # files with its token that git reads for a name (see _widen, _defined_in_files)
+FIRST_READ = 50  # of those, the files git reads first when the results lack files (_widen)
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
@@ -285,7 +286,8 @@ def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarra
     token with a word (``app``, ``node``, ``toctree``) that hundreds of chunks hold more
     often than the files that use the name, so those files rank below the candidates.
     ``git grep -w`` says which rows hold the name, in the files that hold its token (the
-    :data:`FALLBACK_FILES` with the best token scores); when ``known``, ``score``
+    :data:`FIRST_READ` with the best token scores, then up to :data:`FALLBACK_FILES` when
+    those were not enough: ``Symbol`` is in the first few); when ``known``, ``score``
     counts those lines already (a name without a token).  Files are taken by their best
     token score, each with its first such row (where a file imports the name) and its best
     ones, :data:`WIDEN_CHUNKS` at most, :data:`WIDEN_FILES` files at most."""
@@ -294,7 +296,7 @@ def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarra
         return {}
     if known:
         written = score
-    else:  # the files with the best token scores, FALLBACK_FILES at most
+    else:  # the files with the best token scores, FALLBACK_FILES at most, the first few first
         rows = np.flatnonzero(holds)
         files: dict[str, None] = {}
         for r in rows[np.argsort(-score[rows], kind="stable")].tolist():
@@ -303,9 +305,15 @@ def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarra
                 files[path] = None
                 if len(files) >= FALLBACK_FILES:
                     break
-        if not files:
-            return {}
-        written, _ = _git_lines(idx, lines, name, sorted(files))
+        best = list(files)
+        written = np.zeros_like(score)
+        for batch in (best[:FIRST_READ], best[FIRST_READ:]):
+            if not batch:
+                break
+            part, _ = _git_lines(idx, lines, name, sorted(batch))
+            written += part
+            if len(found | {idx.row_path(r) for r in np.flatnonzero(part).tolist()}) >= want:
+                break
     order = np.flatnonzero((written > 0) & holds)
     first_of: dict[str, int] = {}  # a file imports a name at its top: its first such row
     for r in order.tolist():
