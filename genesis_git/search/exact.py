@@ -44,7 +44,7 @@ import numpy as np
 from genesis_git.index.classify import is_test_path
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
-from genesis_git.search.textlines import LinesOf, line_scores
+from genesis_git.search.textlines import LinesOf, keyword_definition, line_definition, line_scores
 from genesis_git.search.texts import texts_at
 from genesis_git.store.blobs import chunk_details, definition_chunks
 from genesis_git.text.tokens import first_token
@@ -60,8 +60,6 @@ DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
 _DEFINED = re.compile(r"(?:def|class|function|func|fn|struct|interface|trait|enum)\s+(\S+)")
-_KEYWORDS = (r"def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
-             r"module|macro|object|record|table|view|procedure|sub|alias")
 
 
 def identifier_of(query: str) -> str | None:
@@ -104,44 +102,6 @@ def _plain(q: str) -> bool:
 def last_part(name: str) -> str:
     """The name that ``name`` qualifies last: ``url_for`` of ``Flask.url_for``."""
     return re.split(r"\.|::", name)[-1]
-
-
-# what follows a name that a keyword defines: code (``(``, ``:``, ``{``, ``=``, the end of
-# the line, ``extends``…), not prose ("If the class has public attributes")
-_CODE_AFTER = (r"(?=[ \t\r]*(?:[(:{<=;,\[?!]|$|"
-               r"(?:extends|implements|as|where|do|struct|interface|func)\b))")
-
-
-def _after_keyword(n: str) -> str:
-    return rf"\b(?:{_KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$]){_CODE_AFTER}"
-
-
-def _at_line_start(n: str) -> str:
-    return (rf"^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?(?:[\w$.]+[ \t]*=[ \t]*)*"
-            rf"{n}[ \t]*(?::[^=\n]*)?=(?!=)"
-            rf"(?![^\n]*,[ \t]*$)"
-            rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
-            rf"|^[ \t]*{n}[ \t]*:(?!:)")
-
-
-@lru_cache(maxsize=256)
-def _definition(name: str) -> re.Pattern[str]:
-    """What defines ``name`` in a text (see the module); :func:`_text_tier` tries its two
-    halves, :func:`_keyword_definition` and :func:`line_definition`, one after the other."""
-    n = re.escape(name)
-    return re.compile(f"{_after_keyword(n)}|{_at_line_start(n)}", re.MULTILINE)
-
-
-@lru_cache(maxsize=256)
-def _keyword_definition(name: str) -> re.Pattern[str]:
-    return re.compile(_after_keyword(re.escape(name)), re.MULTILINE)
-
-
-@lru_cache(maxsize=256)
-def line_definition(name: str) -> re.Pattern[str]:
-    """A line that defines ``name``: an assignment (``S = …``, ``a = b = S = …``) or a key
-    (``"NAME": …``, ``NAME: …``)."""
-    return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
 
 
 def _symbol_parts(symbol: str | None) -> list[str]:
@@ -248,7 +208,7 @@ def _git_lines(idx: SessionIndex, lines: LinesOf, name: str,
     """:func:`~genesis_git.search.textlines.line_scores` of the lines git finds of ``name``
     (in ``paths`` only, when given)."""
     return line_scores(idx, lines(name, paths), line_definition(name),
-                       _keyword_definition(name))
+                       keyword_definition(name))
 
 
 def _defined_in_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndarray
@@ -396,11 +356,12 @@ def _text_tier(text: str, name: str) -> str:
     """``text``'s tier for ``name``: the definition and whole-name patterns are only tried on
     the lines that hold the name (with the line of a keyword above it, :func:`_around`),
     where every match of theirs lies, and never on a text without the name; the two halves
-    of :func:`_definition` are tried apart (cheaper than the whole pattern)."""
+    of :func:`~genesis_git.search.textlines.definition` are tried apart (cheaper than the
+    whole pattern)."""
     if name not in text:
         return TOKEN
     windows = _around(text, name)
-    at_start, after_keyword = line_definition(name), _keyword_definition(name)
+    at_start, after_keyword = line_definition(name), keyword_definition(name)
     if any(at_start.search(w) or after_keyword.search(w) for w in windows):
         return DEFINITION
     exact = _whole(name)
@@ -412,9 +373,9 @@ def _around(text: str, name: str) -> list[str]:
     that is not blank (a keyword there reaches the name over white space) to its end.
 
     Every window starts at a line's start and ends at a line's end, so ``^``, ``$``,
-    ``\\b`` and the lookarounds of :func:`_definition` see at its edges what they see in
-    the whole text; a match of those patterns spans one line, or a keyword's line, blank
-    lines and the name's line."""
+    ``\\b`` and the lookarounds of :func:`~genesis_git.search.textlines.definition` see
+    at its edges what they see in the whole text; a match of those patterns spans one
+    line, or a keyword's line, blank lines and the name's line."""
     out: list[str] = []
     pos = text.find(name)
     while pos >= 0:

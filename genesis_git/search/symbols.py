@@ -125,8 +125,13 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
     ``joule = J = …``, ``export const API = …``), as ``git grep -w`` finds it in the
     working tree; kind ``variable``.  The blobs' facts keep classes, functions, methods and
     tables only, so a constant had no definition."""
-    from genesis_git.search.exact import line_definition
-    from genesis_git.search.textlines import defining_lines, indented, is_code, word_lines
+    from genesis_git.search.textlines import (
+        defining_lines,
+        indented,
+        is_code,
+        line_definition,
+        word_lines,
+    )
 
     tail = name.strip().rsplit(".", 1)[-1]
     if not tail or "." in name.strip():

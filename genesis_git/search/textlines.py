@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -22,6 +23,48 @@ from genesis_git.search.grep import compile_pattern, file_matches
 from genesis_git.search.session_index import SessionIndex
 
 DEFINING_LINE = 1000.0
+KEYWORDS = (r"def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
+            r"module|macro|object|record|table|view|procedure|sub|alias")
+
+
+# what follows a name that a keyword defines: code (``(``, ``:``, ``{``, ``=``, the end of
+# the line, ``extends``…), not prose ("If the class has public attributes")
+_CODE_AFTER = (r"(?=[ \t\r]*(?:[(:{<=;,\[?!]|$|"
+               r"(?:extends|implements|as|where|do|struct|interface|func)\b))")
+
+
+def _after_keyword(n: str) -> str:
+    return rf"\b(?:{KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$]){_CODE_AFTER}"
+
+
+def _at_line_start(n: str) -> str:
+    return (rf"^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?(?:[\w$.]+[ \t]*=[ \t]*)*"
+            rf"{n}[ \t]*(?::[^=\n]*)?=(?!=)"
+            rf"(?![^\n]*,[ \t]*$)"
+            rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
+            rf"|^[ \t]*{n}[ \t]*:(?!:)")
+
+
+@lru_cache(maxsize=256)
+def definition(name: str) -> re.Pattern[str]:
+    """What defines ``name`` in a text (:mod:`~genesis_git.search.exact`): a keyword, then
+    the name followed by code (:func:`keyword_definition`), or an assignment or a key at
+    the start of a line (:func:`line_definition`); the exact search tries the two halves
+    one after the other."""
+    n = re.escape(name)
+    return re.compile(f"{_after_keyword(n)}|{_at_line_start(n)}", re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def keyword_definition(name: str) -> re.Pattern[str]:
+    return re.compile(_after_keyword(re.escape(name)), re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def line_definition(name: str) -> re.Pattern[str]:
+    """A line that defines ``name``: an assignment (``S = …``, ``a = b = S = …``) or a key
+    (``"NAME": …``, ``NAME: …``)."""
+    return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
 
 
 @dataclass
