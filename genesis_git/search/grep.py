@@ -27,19 +27,21 @@ from genesis_git.kernel.errors import UsageError
 from genesis_git.store import sessionmap
 
 MAX_LINE = 400  # characters of a matching line kept in a result
-_DEFINES = re.compile(
+_DEFINES = re.compile(  # keywords as code writes them; SQL's in any case
     r"^\s*(?:export\s+)?(?:(?:async\s+)?def|class|(?:async\s+)?function|interface|type|struct|"
-    r"enum|trait|fn|func|const|let|var|CREATE\s+(?:TEMP(?:ORARY)?\s+)?(?:TABLE|VIEW|INDEX)"
-    r"(?:\s+IF\s+NOT\s+EXISTS)?)\b", re.IGNORECASE)
+    r"enum|trait|fn|func|const|let|var|(?i:CREATE\s+(?:TEMP(?:ORARY)?\s+)?(?:TABLE|VIEW|INDEX)"
+    r"(?:\s+IF\s+NOT\s+EXISTS)?))\b")
 _FIRST_WORDS = frozenset({"export", "def", "async", "class", "function", "interface", "type",
                           "struct", "enum", "trait", "fn", "func", "const", "let", "var",
                           "create"})
 
 
 def is_definition(line: str) -> bool:
-    """A line that defines something: ``def``, ``class``, ``function``, ``CREATE TABLE``, …"""
+    """A line that defines something: ``def``, ``class``, ``function``, ``CREATE TABLE``, …
+    (a sentence that begins "Class names…" or "Type checking…" does not)."""
     head = line.lstrip()[:10].split("(", 1)[0].split(None, 1)
-    return bool(head) and head[0].lower() in _FIRST_WORDS and bool(_DEFINES.match(line))
+    return (bool(head) and (head[0] in _FIRST_WORDS or head[0].lower() == "create")
+            and bool(_DEFINES.match(line)))
 
 
 @dataclass

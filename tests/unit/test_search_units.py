@@ -18,6 +18,7 @@ from genesis_git.search.explain import (
     matched,
     snippet,
 )
+from genesis_git.search.grep import is_definition
 from genesis_git.search.hybrid import rrf
 from genesis_git.search.termindex import Part, TermIndex, bm25, term_hash
 from genesis_git.text.tokens import QueryTerm
@@ -218,3 +219,12 @@ def test_a_pasted_traceback_is_searched_without_the_words_every_traceback_has() 
     # a query of nothing else looks for those words themselves
     alone = {t.term for t in analyse(config, "Traceback (most recent call last)")}
     assert {"traceback", "recent", "call"} <= alone
+
+
+def test_the_grep_mode_s_definition_line_is_code_not_a_capitalised_sentence() -> None:
+    for line in ("def refund(x):", "  class Order:", "export function go() {", "async def f():",
+                 "CREATE TABLE orders (", "create index by_total on orders(total);"):
+        assert is_definition(line), line
+    for line in ("Class names are nouns.", "Type checking is optional.", "Let the order wait.",
+                 "Function of the shop", "return def_x", "Export the orders"):
+        assert not is_definition(line), line
