@@ -54,7 +54,7 @@ DEFINITIONS_PER_FILE = 2
 READ_TEXTS = 40
 WIDEN_FILES = 40
 WIDEN_CHUNKS = 3
-FALLBACK_FILES = 500  # files with its token that git reads for a name (see _widen, _defined_in_files)
+FALLBACK_FILES = 500  # files with its token that git reads for a name (_widen, _in_token_files)
 FIRST_READ = 50  # of those, the files git reads first when the results lack files (_widen)
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
@@ -175,14 +175,18 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     candidates = first
     tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), declared,
                               defined_only)
+    on_lines = score if token is None else None  # the name's lines, once git has read them
     if (lines is not None and token is not None and not defined_only
             and DEFINITION not in tiers.values()):  # defined nowhere it was looked
-        for r, top in _defined_in_files(idx, lines, name, everywhere).items():
-            if r not in tiers:
-                candidates.append(r)
-            tiers[r], declared[r] = DEFINITION, top
-    for r, tier in _widen(idx, lines, name, everywhere, score, token is None, candidates,
-                          tiers, want).items():
+        grepped = _in_token_files(idx, lines, name, everywhere)
+        if grepped is not None:
+            on_lines, defined = grepped
+            for r, top in defined.items():
+                if r not in tiers:
+                    candidates.append(r)
+                tiers[r], declared[r] = DEFINITION, top
+    for r, tier in _widen(idx, lines, name, everywhere, score, on_lines, candidates, tiers,
+                          want).items():
         if r not in tiers:
             candidates.append(r)
         tiers[r] = tier
@@ -211,16 +215,16 @@ def _git_lines(idx: SessionIndex, lines: LinesOf, name: str,
                        keyword_definition(name))
 
 
-def _defined_in_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndarray
-                      ) -> dict[int, bool]:
-    """The rows among ``holds`` whose lines define ``name`` (with whether at the top level),
-    as git reads the files of those rows; nothing when they are more than
-    :data:`FALLBACK_FILES`."""
+def _in_token_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndarray
+                    ) -> tuple[np.ndarray, dict[int, bool]] | None:
+    """The lines of ``name`` in the files of the rows ``holds`` (:func:`_git_lines`), and
+    the rows among ``holds`` whose lines define it (with whether at the top level); ``None``
+    when those files are more than :data:`FALLBACK_FILES`."""
     files = {idx.row_path(r) for r in np.flatnonzero(holds).tolist()}
     if len(files) > FALLBACK_FILES:
-        return {}
-    _, found = _git_lines(idx, lines, name, sorted(files))
-    return {r: top for r, top in found.items() if holds[r]}
+        return None
+    written, found = _git_lines(idx, lines, name, sorted(files))
+    return written, {r: top for r, top in found.items() if holds[r]}
 
 
 def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, name: str
@@ -239,24 +243,23 @@ def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, na
 
 
 def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarray,
-           score: np.ndarray, known: bool, candidates: list[int], tiers: Mapping[int, str],
-           want: int) -> dict[int, str]:
+           score: np.ndarray, on_lines: np.ndarray | None, candidates: list[int],
+           tiers: Mapping[int, str], want: int) -> dict[int, str]:
     """Rows of more files that hold ``name`` as written (each a :data:`NAME`), when fewer
     than ``want`` files of the candidates do.  ``App``, ``Node`` or ``TocTree`` share their
     token with a word (``app``, ``node``, ``toctree``) that hundreds of chunks hold more
     often than the files that use the name, so those files rank below the candidates.
     ``git grep -w`` says which rows hold the name, in the files that hold its token (the
     :data:`FIRST_READ` with the best token scores, then up to :data:`FALLBACK_FILES` when
-    those were not enough: ``Symbol`` is in the first few); when ``known``, ``score``
-    counts those lines already (a name without a token).  Files are taken by their best
-    token score, each with its first such row (where a file imports the name) and its best
-    ones, :data:`WIDEN_CHUNKS` at most, :data:`WIDEN_FILES` files at most."""
+    those were not enough: ``Symbol`` is in the first few), unless ``on_lines`` has them
+    already (a name without a token, or one that git read for its definitions).  Files
+    are taken by their best token score, each with its first such row (where a file
+    imports the name) and its best ones, :data:`WIDEN_CHUNKS` at most, :data:`WIDEN_FILES`
+    files at most."""
     found = {idx.row_path(r) for r in candidates if tiers.get(r) in (DEFINITION, NAME)}
     if len(found) >= want or lines is None:
         return {}
-    if known:
-        written = score
-    else:  # the files with the best token scores, FALLBACK_FILES at most, the first few first
+    if on_lines is None:  # the files with the best token scores, FALLBACK_FILES at most
         rows = np.flatnonzero(holds)
         files: dict[str, None] = {}
         for r in rows[np.argsort(-score[rows], kind="stable")].tolist():
@@ -266,15 +269,15 @@ def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarra
                 if len(files) >= FALLBACK_FILES:
                     break
         best = list(files)
-        written = np.zeros_like(score)
+        on_lines = np.zeros_like(score)
         for batch in (best[:FIRST_READ], best[FIRST_READ:]):
             if not batch:
                 break
             part, _ = _git_lines(idx, lines, name, sorted(batch))
-            written += part
+            on_lines += part
             if len(found | {idx.row_path(r) for r in np.flatnonzero(part).tolist()}) >= want:
                 break
-    order = np.flatnonzero((written > 0) & holds)
+    order = np.flatnonzero((on_lines > 0) & holds)
     first_of: dict[str, int] = {}  # a file imports a name at its top: its first such row
     for r in order.tolist():
         first_of.setdefault(idx.row_path(r), r)
@@ -355,9 +358,9 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
 def _text_tier(text: str, name: str) -> str:
     """``text``'s tier for ``name``: the definition and whole-name patterns are only tried on
     the lines that hold the name (with the line of a keyword above it, :func:`_around`),
-    where every match of theirs lies, and never on a text without the name; the two halves
-    of :func:`~genesis_git.search.textlines.definition` are tried apart (cheaper than the
-    whole pattern)."""
+    where every match of theirs lies, and never on a text without the name
+    (:func:`~genesis_git.search.textlines.line_definition`, then
+    :func:`~genesis_git.search.textlines.keyword_definition`)."""
     if name not in text:
         return TOKEN
     windows = _around(text, name)
@@ -373,8 +376,8 @@ def _around(text: str, name: str) -> list[str]:
     that is not blank (a keyword there reaches the name over white space) to its end.
 
     Every window starts at a line's start and ends at a line's end, so ``^``, ``$``,
-    ``\\b`` and the lookarounds of :func:`~genesis_git.search.textlines.definition` see
-    at its edges what they see in the whole text; a match of those patterns spans one
+    ``\\b`` and the lookarounds of the definition patterns see at its edges what they
+    see in the whole text; a match of those patterns spans one
     line, or a keyword's line, blank lines and the name's line."""
     out: list[str] = []
     pos = text.find(name)

@@ -46,17 +46,9 @@ def _at_line_start(n: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def definition(name: str) -> re.Pattern[str]:
-    """What defines ``name`` in a text (:mod:`~genesis_git.search.exact`): a keyword, then
-    the name followed by code (:func:`keyword_definition`), or an assignment or a key at
-    the start of a line (:func:`line_definition`); the exact search tries the two halves
-    one after the other."""
-    n = re.escape(name)
-    return re.compile(f"{_after_keyword(n)}|{_at_line_start(n)}", re.MULTILINE)
-
-
-@lru_cache(maxsize=256)
 def keyword_definition(name: str) -> re.Pattern[str]:
+    """A keyword that defines ``name``, then the name followed by code (``def has(``,
+    ``class Basic:``, ``type Node struct {``), not by prose ("the class has public …")."""
     return re.compile(_after_keyword(re.escape(name)), re.MULTILINE)
 
 

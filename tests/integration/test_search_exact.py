@@ -9,7 +9,7 @@ import pytest
 
 from genesis_git.app.facade import Genesis
 from genesis_git.index.session import ensure_session, open_context
-from genesis_git.search import SearchOptions, engine, group_by_file, search
+from genesis_git.search import SearchOptions, engine, group_by_file, search, textlines
 from genesis_git.search.exact import identifier_of, word_of
 
 from helpers import git
@@ -92,7 +92,7 @@ FILES = {
                         + "".join(f"- Fixed the basket {j}.\n" for j in range(20)) + "\n"),
     # a module-level variable that its file says once and the docs say again and again
     "src/shop/state [v1].py": "\"\"\"State of the shop.\"\"\"\n\ncurrent_basket: dict = {}\n",
-    **{f"docs/state_{i}.md": "# State\n\n" + "Read `current_basket` first.\n" * 10
+    **{f"docs/state_{i}.md": f"# State {i}\n\n" + "Read `current_basket` first.\n" * 10
        for i in range(6)},
 }
 
@@ -205,8 +205,19 @@ def test_a_file_that_says_the_name_once_deep_in_a_long_text_is_found(
 def test_a_variable_that_no_candidate_defines_is_found_where_git_sees_it_assigned(
         shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 2)  # the docs fill them
-    hits = run("current_basket", k=5)
+    asked: list[str] = []
+
+    def word_lines(root: Path, word: str, paths: object = None) -> object:
+        asked.append(word)
+        return textlines.word_lines(root, word, paths)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "word_lines", word_lines)
+    hits = run("current_basket", k=10)
     assert hits[0][0] == "src/shop/state [v1].py", hits
+    # the lines git read for its definition also say which other files hold it (7 < 10)
+    assert asked == ["current_basket"]
+    holders = {"src/shop/state [v1].py", *(f"docs/state_{i}.md" for i in range(6))}
+    assert {p for p, _, _ in hits} >= holders, hits
 
 
 def test_the_files_of_an_identifier_begin_with_its_definition(

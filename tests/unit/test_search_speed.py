@@ -10,12 +10,12 @@ import pytest
 
 from genesis_git.index.packs import decode_texts, decode_texts_at, encode_texts
 from genesis_git.search.exact import DEFINITION, NAME, TOKEN, _text_tier
-from genesis_git.search.textlines import definition
+from genesis_git.search.textlines import keyword_definition, line_definition
 
 
 def whole_text_tier(text: str, name: str) -> str:
     """The tier as the patterns give it on the whole text (what the tier always was)."""
-    if definition(name).search(text):
+    if line_definition(name).search(text) or keyword_definition(name).search(text):
         return DEFINITION
     return NAME if re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) else TOKEN
 
