@@ -232,14 +232,21 @@ def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, na
     """The rows among ``holds`` whose chunk is a function, class or method called ``name``,
     each with whether it is top-level (``def diff``, not ``Poly.diff``).  ``echo`` is in
     hundreds of chunks of a project that defines it: its definition may be far down the
-    fused order."""
+    fused order.  A class or function too long for one chunk is chunked in parts of the
+    same symbol: only the first part of a file (where ``class Symbol(`` is) is its
+    definition, the others are read as texts (:func:`_tiers`)."""
     rows = np.flatnonzero(holds)
     ids = idx.chunk_ids[idx.rows_chunk[rows]]
-    named = {cid: len(parts) for cid, symbol in
+    named = {cid: (symbol, len(parts)) for cid, symbol in
              definition_chunks(conn, np.unique(ids).tolist(), name)
              if (parts := _symbol_parts(symbol))[-1:] == [name]}
-    return {int(r): named[cid] == 1 for r, cid in zip(rows.tolist(), ids.tolist(), strict=True)
-            if cid in named}
+    first: dict[tuple[str, str], int] = {}  # a long class is chunked in parts: its first
+    for r, cid in zip(rows.tolist(), ids.tolist(), strict=True):
+        if cid in named:
+            key = (idx.row_path(r), named[cid][0])
+            if key not in first or idx.row_start(r) < idx.row_start(first[key]):
+                first[key] = r
+    return {r: named[_chunk_id(idx, r)][1] == 1 for r in first.values()}
 
 
 def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarray,

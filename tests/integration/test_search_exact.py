@@ -94,6 +94,13 @@ FILES = {
     "src/shop/state [v1].py": "\"\"\"State of the shop.\"\"\"\n\ncurrent_basket: dict = {}\n",
     **{f"docs/state_{i}.md": f"# State {i}\n\n" + "Read `current_basket` first.\n" * 10
        for i in range(6)},
+    # a class too long for one chunk: its head, a method, and a short tail that says the
+    # name more often for its length than the head does
+    "src/shop/ledger.py": ("class Ledger:\n    \"\"\"The shop's accounts.\"\"\"\n\n"
+                           + "".join(f"    entry_{i} = {i}\n" for i in range(60))
+                           + "\n    def total(self):\n"
+                           + "".join(f"        part_{i} = {i}\n" for i in range(30))
+                           + "        return 0\n\n    kind = 'Ledger'  # Ledger, Ledger\n"),
 }
 
 pytestmark = pytest.mark.shop(files=FILES)
@@ -132,6 +139,15 @@ def test_a_constant_is_found_where_it_is_defined_and_in_every_file(shop: Path) -
     assert hits[0][0] == "src/shop/config.py", hits  # the quoted key of the defaults
     top5 = {p for p, _, _ in hits[:5]}
     assert top5 >= files - {"docs/cookies.md"} and len(top5 & files) >= min(5, len(files))
+
+
+def test_a_class_chunked_in_parts_is_defined_by_its_first(shop: Path) -> None:
+    ctx = open_context()
+    hits = search(ctx, ensure_session(ctx), "Ledger", SearchOptions(k=5)).hits
+    parts = [h for h in hits if h.symbol == "Ledger"]
+    assert len(parts) == 2, hits  # the head and the tail, both of the class's symbol
+    assert (hits[0].path, hits[0].start_line) == ("src/shop/ledger.py", 1), hits
+    assert [h.breakdown.get("exact") for h in parts] == ["definition", "name"], parts
 
 
 def test_a_qualified_name_puts_its_own_class_first(shop: Path) -> None:
