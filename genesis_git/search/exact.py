@@ -66,13 +66,15 @@ def identifier_of(query: str) -> str | None:
     """The identifier that ``query`` is, as written (``Flask.url_for``, ``before_request``), or
     ``None`` when the query is more than one name.  Written as code, a plain word is a name
     too: in backticks, as a call (``order()``, ``order(``), a method (``.order``) or after a
-    keyword that defines it (``def order``, ``class Order``)."""
+    keyword that defines it (``def order``, ``class Order``).  A dot at its end is left out
+    (``S.``, as an agent writes the object before its attribute)."""
     raw = query.strip()
     q = raw.strip("`").strip()
     keyword = _DEFINED.fullmatch(q)
     if keyword:
         q = keyword.group(1)
-    as_code = q != raw or q.endswith(("()", "(")) or q.startswith(".")
+    q = _without_full_stop(q)
+    as_code = q != raw.removesuffix(".") or q.endswith(("()", "(")) or q.startswith(".")
     q = q.removesuffix("()").removesuffix("(").removeprefix(".")
     if not q or not _IDENT.fullmatch(q):
         return None
@@ -84,8 +86,14 @@ def identifier_of(query: str) -> str | None:
 def word_of(query: str) -> str | None:
     """The plain lower-case word that ``query`` is (``echo``, ``progressbar``, ``has``), or
     ``None``: a name only where the tree defines it (:func:`arrange` with ``defined_only``)."""
-    q = query.strip()
+    q = _without_full_stop(query.strip())
     return q if _plain(q) and q[0].isalpha() else None
+
+
+def _without_full_stop(q: str) -> str:
+    """``q`` without one dot at its end: ``S.`` (the object whose attribute comes next) is
+    ``S``, and ``has.`` ends a sentence; ``..`` is left as it is."""
+    return q[:-1] if q.endswith(".") and not q.endswith("..") else q
 
 
 def tokenless(name: str) -> bool:

@@ -269,8 +269,13 @@ def test_more_than_one_word_is_not_an_identifier_query() -> None:
     for query in ("echo(", ".echo()", ".echo", "def echo", "`def echo`", "fn echo"):  # as code
         assert identifier_of(query) == "echo", query
     assert identifier_of("class Context") == "Context"
+    for query in ("ProgressBar.", "`ProgressBar.`", "Flask.url_for.", "echo().", ".echo."):
+        assert identifier_of(query) in ("ProgressBar", "Flask.url_for", "echo"), query
+    for query in ("ProgressBar..", "..", "progressbar."):  # a range, a word ending a sentence
+        assert identifier_of(query) is None, query
     for query in ("def", "def echo now", "defecho", "(", ".", "def (x)"):
         assert identifier_of(query) is None, query
     assert word_of(" progressbar ") == "progressbar" and word_of("echo2") == "echo2"
+    assert word_of("progressbar.") == "progressbar" and word_of("progressbar..") is None
     for query in ("Echo", "echo()", "two words", "进度条", "", "42", "_private"):
         assert word_of(query) is None, query

@@ -77,7 +77,7 @@ def test_which_names_have_no_token() -> None:
 def test_a_method_named_by_a_stopword_is_found_first_and_its_users_follow(shop: Path) -> None:
     expected = users(shop, "has")
     assert "src/calc/[odd] name.py" in expected and len(expected) == 9
-    for written in ("has()", "`has`", "has", "Basic.has", "has(", ".has()", "def has"):
+    for written in ("has()", "`has`", "has", "Basic.has", "has(", ".has()", "def has", "has."):
         hits = run(written, k=10)
         assert hits[0] == ("src/calc/basic.py", "Basic.has"), (written, hits)
         reached = {p for p, _ in hits} & expected
@@ -89,6 +89,7 @@ def test_a_method_named_by_a_stopword_is_found_first_and_its_users_follow(shop: 
 def test_a_one_letter_name_leads_with_its_module_level_definition(shop: Path) -> None:
     hits = run("S", k=10)
     assert hits[0][0] == "src/calc/singleton.py", hits  # not the local S = [], not the test
+    assert run("S.", k=10) == hits  # as written before an attribute (S.One)
     assert hits.index(("src/calc/solver.py", "solve")) > 0
     assert len({p for p, _ in hits} & users(shop, "S")) >= 5, hits
     chained = [p for p, _ in run("J", k=3)]  # joule = joules = J = …
