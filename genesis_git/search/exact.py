@@ -148,7 +148,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     (:func:`~genesis_git.search.textlines.line_scores`); without ``lines`` it
     finds nothing.  A name with a token that no candidate defines (``current_app:
     FlaskProxy = …`` in a file that says it less than the docs) gets its definitions from
-    the lines of the files with its token, :data:`FALLBACK_FILES` at most."""
+    the lines of the files with its token (:func:`_in_token_files`)."""
     name = last_part(written)
     if idx.n_rows == 0:
         return Arranged(list(rows), {}, {})
@@ -186,13 +186,11 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     on_lines = score if token is None else None  # the name's lines, once git has read them
     if (lines is not None and token is not None and not defined_only
             and DEFINITION not in tiers.values()):  # defined nowhere it was looked
-        grepped = _in_token_files(idx, lines, name, everywhere)
-        if grepped is not None:
-            on_lines, defined = grepped
-            for r, top in defined.items():
-                if r not in tiers:
-                    candidates.append(r)
-                tiers[r], declared[r] = DEFINITION, top
+        on_lines, defined = _in_token_files(idx, lines, name, everywhere)
+        for r, top in defined.items():
+            if r not in tiers:
+                candidates.append(r)
+            tiers[r], declared[r] = DEFINITION, top
     for r, tier in _widen(idx, lines, name, everywhere, score, on_lines, candidates, tiers,
                           want).items():
         if r not in tiers:
@@ -224,14 +222,14 @@ def _git_lines(idx: SessionIndex, lines: LinesOf, name: str,
 
 
 def _in_token_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndarray
-                    ) -> tuple[np.ndarray, dict[int, bool]] | None:
+                    ) -> tuple[np.ndarray, dict[int, bool]]:
     """The lines of ``name`` in the files of the rows ``holds`` (:func:`_git_lines`), and
-    the rows among ``holds`` whose lines define it (with whether at the top level); ``None``
-    when those files are more than :data:`FALLBACK_FILES`."""
+    the rows among ``holds`` whose lines define it (with whether at the top level).  When
+    those files are more than :data:`FALLBACK_FILES` (``Matrix``: ``matrix`` is in most of
+    sympy), git reads the whole tree at once, which costs less than naming them."""
     files = {idx.row_path(r) for r in np.flatnonzero(holds).tolist()}
-    if len(files) > FALLBACK_FILES:
-        return None
-    written, found = _git_lines(idx, lines, name, sorted(files))
+    written, found = _git_lines(idx, lines, name,
+                                sorted(files) if len(files) <= FALLBACK_FILES else None)
     return written, {r: top for r, top in found.items() if holds[r]}
 
 

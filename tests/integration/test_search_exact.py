@@ -11,6 +11,7 @@ from genesis_git.app.facade import Genesis
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.search import SearchOptions, engine, group_by_file, search, textlines
 from genesis_git.search.exact import identifier_of, word_of
+from genesis_git.search.results import Hit
 
 from helpers import git
 
@@ -111,6 +112,11 @@ def run(query: str, **kw: object) -> list[tuple[str, str | None, str]]:
     sid = ensure_session(ctx)
     res = search(ctx, sid, query, SearchOptions(**kw))  # type: ignore[arg-type]
     return [(h.path, h.symbol, h.artifact_type) for h in res.hits]
+
+
+def hits_of(query: str, **kw: object) -> list[Hit]:
+    ctx = open_context()
+    return search(ctx, ensure_session(ctx), query, SearchOptions(**kw)).hits  # type: ignore[arg-type]
 
 
 def grep_files(root: Path, name: str) -> set[str]:
@@ -234,6 +240,17 @@ def test_a_variable_that_no_candidate_defines_is_found_where_git_sees_it_assigne
     assert asked == ["current_basket"]
     holders = {"src/shop/state [v1].py", *(f"docs/state_{i}.md" for i in range(6))}
     assert {p for p, _, _ in hits} >= holders, hits
+
+
+def test_a_variable_whose_word_is_everywhere_is_still_found_where_it_is_assigned(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # as sympy's ``Matrix = MutableDenseMatrix``: ``matrix`` is in more files than git is
+    # given by name, so git reads the whole tree
+    monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 2)  # the docs fill them
+    monkeypatch.setattr("genesis_git.search.exact.FALLBACK_FILES", 3)  # 7 files hold it
+    hits = hits_of("current_basket", k=10)
+    assert hits[0].path == "src/shop/state [v1].py", hits
+    assert hits[0].breakdown["exact"] == "definition"
 
 
 def test_the_files_of_an_identifier_begin_with_its_definition(
