@@ -123,7 +123,7 @@ def plain_lines(result: SearchResult, files: bool = False, explain: bool = False
                 out += [f"    {line}" for line in explain_lines(best.breakdown, rrf_k, result.mode)]
         return out
     for h in result.hits:
-        text = flat(snippet(clean(h.text), h.matched_terms, 120))
+        text = flat(snippet(clean(h.text), h.matched_terms, 120, h.name))
         out.append(f"{paint(quote_path(h.path), 'path')}:"
                    f"{paint(f'{h.start_line}-{h.end_line}', 'line')}\t{h.score:.6f}\t"
                    f"{h.artifact_type}\t{flat(h.section or h.symbol) or '-'}\t"

@@ -86,11 +86,19 @@ def highlight(text: str, terms: Sequence[str], paint: Paint) -> str:
     return "".join([*out, text[last:]])
 
 
-def best_line(text: str, start_line: int, terms: Sequence[str]) -> tuple[int, str]:
+def best_line(text: str, start_line: int, terms: Sequence[str], name: str | None = None
+              ) -> tuple[int, str]:
     """The line of a chunk that holds the most matched terms (the first on a tie): its number
-    in the file and its text, whitespace collapsed."""
+    in the file and its text, whitespace collapsed.  With ``name`` (an identifier searched),
+    the line that defines it or holds it as written, when one does
+    (:func:`~genesis_git.search.textlines.name_line`)."""
     from genesis_git.search.explain import highlight_spans
+    from genesis_git.search.textlines import name_line
 
+    raw_lines = text.splitlines()
+    at = name_line(raw_lines, name) if name else None
+    if at is not None:
+        return start_line + at, flat(raw_lines[at])
     best: tuple[int, int, str] = (-1, start_line, "")
     for i, raw in enumerate(text.splitlines()):
         line = flat(raw)
@@ -152,7 +160,7 @@ def search_lines(result: Any, files: bool, explain: bool, width: int,
                 out += _why(best, rrf_k, result.mode)
         return out
     for h in result.hits:
-        line_no, text = best_line(h.text, h.start_line, h.matched_terms)
+        line_no, text = best_line(h.text, h.start_line, h.matched_terms, h.name)
         out.append(grep_line(quote_path(h.path), line_no, text,
                              f"{h.artifact_type} {h.score:.4f}", h.matched_terms, width, paint))
         if explain:

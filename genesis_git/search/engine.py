@@ -169,6 +169,8 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
             scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
     rows = _select(idx, order, opts)
     hits = build_hits(ctx.conn, idx, rows, scores, fused, lex, vec, terms, mode, tiers)
+    if written is not None:
+        _name_hits(hits, written)
     if not hits:
         warnings.append(_why_empty(idx, mask, opts))
     stats = {"files": len(idx.map.paths), "rows": idx.n_rows,
@@ -212,16 +214,25 @@ def _tokenless_search(ctx: Context, session_id: str, query: str, written: str,
     rows = _select(idx, order, opts)
     hits = build_hits(ctx.conn, idx, rows, {r: text.get(r, 0.0) for r in order}, {}, lex, None,
                       [], "lexical", tiers)
+    _name_hits(hits, written)
     for hit in hits:
         hit.breakdown["text"] = hit.score  # the score is its lines': what --explain says
-        if hit.breakdown.get("exact") in (DEFINITION, NAME):  # matched: the name, held as written
-            hit.matched_terms = [last_part(written)]
+        if hit.name:  # matched: the name, held as written
+            hit.matched_terms = [hit.name]
     warnings = [] if hits else [_why_empty(idx, mask, opts) if not mask.any() or not idx.n_rows
                                 else f"no results: no file holds {quoted(last_part(written))} "
                                      "as a whole word"]
     stats = {"files": len(idx.map.paths), "rows": idx.n_rows, "candidates": {"text": len(order)},
              "avgdl": round(lex.stats.avgdl, 3), "rrf_k": max(1, ctx.config.settings.search.rrf_k)}
     return SearchResult(query, [], hits, warnings, "lexical", session_id, stats)
+
+
+def _name_hits(hits: list[Hit], written: str) -> None:
+    """Each hit that defines ``written`` or holds it as written knows the name (the line it
+    shows is the name's)."""
+    for hit in hits:
+        if hit.breakdown.get("exact") in (DEFINITION, NAME):
+            hit.name = last_part(written)
 
 
 def _select(idx: SessionIndex, rows: list[int], opts: SearchOptions) -> list[int]:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from genesis_git.search.termindex import Stats
+from genesis_git.search.textlines import name_line
 from genesis_git.text.tokens import QueryTerm
 
 
@@ -116,13 +117,17 @@ def _distinct(text: str, terms: Sequence[str]) -> int:
     return sum(1 for t in set(terms) if t in low)
 
 
-def snippet(text: str, terms: Sequence[str], width: int = 160) -> str:
-    """The line of ``text`` with the most matched terms, whitespace collapsed, cut to ``width``."""
+def snippet(text: str, terms: Sequence[str], width: int = 160, name: str | None = None) -> str:
+    """The line of ``text`` with the most matched terms, whitespace collapsed, cut to ``width``;
+    with ``name`` (an identifier searched), the line that defines it or holds it as written
+    (:func:`~genesis_git.search.textlines.name_line`), when one does."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines:
         return ""
-    best = max(range(len(lines)), key=lambda i: (_distinct(lines[i], terms), -i))
+    at = name_line(lines, name) if name else None
+    best = at if at is not None else max(range(len(lines)),
+                                         key=lambda i: (_distinct(lines[i], terms), -i))
     line = lines[best]
     if len(line) <= width:
         return line

@@ -82,6 +82,7 @@ class Hit:
     kind: str | None = None
     staleness: float | None = None
     file_score: float | None = None  # the file's own score, when files are ranked as files
+    name: str | None = None  # the identifier searched, as written, when the chunk holds it
 
     @property
     def location(self) -> str:

@@ -229,6 +229,24 @@ def defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
     return sorted(out)
 
 
+def name_line(lines: Sequence[str], name: str) -> int | None:
+    """The index of the line of ``lines`` that defines ``name`` (:func:`line_definition`,
+    :func:`keyword_definition`), else of the first that holds it as a whole word, as
+    written; ``None`` when no line does.  What a result of the name shows of its chunk:
+    ``Matrix = MutableDenseMatrix``, not ``MutableMatrix = …`` above it."""
+    at_start, after_keyword = line_definition(name), keyword_definition(name)
+    whole = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    first: int | None = None
+    for i, line in enumerate(lines):
+        if name not in line:
+            continue
+        if at_start.search(line) or after_keyword.search(line):
+            return i
+        if first is None and whole.search(line):
+            first = i
+    return first
+
+
 def is_code(path: str) -> bool:
     return language_of(path) in ("python", "code")
 

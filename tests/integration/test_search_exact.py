@@ -3,6 +3,7 @@ keeps code that is also an API surface (real repositories, the real session inde
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from genesis_git.search import SearchOptions, engine, group_by_file, search, tex
 from genesis_git.search.exact import identifier_of, word_of
 from genesis_git.search.results import Hit
 
-from helpers import git
+from helpers import genesis_cmd, git
 
 _USES = {
     f"src/shop/use_{i}.py": (f"from shop.widgets import render_widget\n\n\n"
@@ -250,7 +251,10 @@ def test_a_variable_whose_word_is_everywhere_is_still_found_where_it_is_assigned
     monkeypatch.setattr("genesis_git.search.exact.FALLBACK_FILES", 3)  # 7 files hold it
     hits = hits_of("current_basket", k=10)
     assert hits[0].path == "src/shop/state [v1].py", hits
-    assert hits[0].breakdown["exact"] == "definition"
+    assert hits[0].name == "current_basket" and hits[0].breakdown["exact"] == "definition"
+    out = subprocess.run([*genesis_cmd(), "search", "current_basket", "-k", "2"], cwd=shop,
+                         text=True, capture_output=True, check=True).stdout
+    assert out.splitlines()[0].endswith("\tcurrent_basket: dict = {}"), out  # its line
 
 
 def test_the_files_of_an_identifier_begin_with_its_definition(

@@ -15,6 +15,7 @@ from genesis_git.render import stories
 from genesis_git.render.lines import json_text
 from genesis_git.render.terminal import (
     ansi_paint,
+    best_line,
     cells,
     clean,
     fit,
@@ -23,6 +24,8 @@ from genesis_git.render.terminal import (
     no_paint,
     story_rows,
 )
+from genesis_git.search.explain import snippet
+from genesis_git.search.textlines import name_line
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -77,6 +80,22 @@ def test_a_long_path_puts_the_text_on_its_own_line() -> None:
     first, second = line.split("\n")
     assert first == f"{path}:21:"
     assert second.startswith("    ") and second.endswith("  DOC 0.0492") and cells(second) <= 80
+
+
+CHUNK = ("# Matrix classes\nfrom .dense import MutableDenseMatrix  # the Matrix\n"
+         "MutableMatrix = MutableDenseMatrix\nMatrix = MutableMatrix\n")
+
+
+def test_the_line_shown_for_a_name_is_the_one_that_defines_it() -> None:
+    lines = CHUNK.splitlines()
+    assert name_line(lines, "Matrix") == 3  # not the heading, the import or MutableMatrix =
+    assert name_line(lines[:3], "Matrix") == 0  # held as written, no definition: the first
+    assert name_line(lines[2:3], "Matrix") is None  # only inside other names
+    assert best_line(CHUNK, 10, ["matrix"]) == (11, "from .dense import MutableDenseMatrix # the Matrix")
+    assert best_line(CHUNK, 10, ["matrix"], "Matrix") == (13, "Matrix = MutableMatrix")
+    assert best_line("x = 1\n", 5, ["x"], "Matrix") == (5, "x = 1")  # no line of the name
+    assert snippet(CHUNK, ["matrix"], 120, "Matrix") == "Matrix = MutableMatrix"
+    assert snippet(CHUNK, ["matrix"], 120) != "Matrix = MutableMatrix"
 
 
 def test_story_rows_align_the_ids_and_keep_the_title_whole() -> None:
