@@ -44,7 +44,14 @@ import numpy as np
 from genesis_git.index.classify import is_test_path
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
-from genesis_git.search.textlines import LinesOf, keyword_definition, line_definition, line_scores
+from genesis_git.search.textlines import (
+    LinesOf,
+    indented,
+    is_code,
+    keyword_definition,
+    line_definition,
+    line_scores,
+)
 from genesis_git.search.texts import texts_at
 from genesis_git.store.blobs import chunk_details, definition_chunks
 from genesis_git.text.tokens import first_token
@@ -181,11 +188,14 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
         extra = extra[np.argsort(-score[extra], kind="stable")][:CANDIDATES - len(first)]
         first += [int(r) for r in extra]
     candidates = first
-    tiers, qualified = _tiers(conn, idx, candidates, name, _qualifier(written), declared,
-                              defined_only)
+    tiers, qualified, in_code = _tiers(conn, idx, candidates, name, _qualifier(written),
+                                       declared, defined_only)
+    for r, top in in_code.items():
+        declared.setdefault(r, top)
     on_lines = score if token is None else None  # the name's lines, once git has read them
     if (lines is not None and token is not None and not defined_only
-            and DEFINITION not in tiers.values()):  # defined nowhere it was looked
+            and not any(r in chunked or declared.get(r) for r in tiers
+                        if tiers[r] == DEFINITION)):  # no chunk or top-level line defines it
         on_lines, defined = _in_token_files(idx, lines, name, everywhere)
         for r, top in defined.items():
             if r not in tiers:
@@ -332,10 +342,12 @@ def _qualifier(written: str) -> list[str]:
 
 def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: str,
            qualifier: list[str], declared: Mapping[int, bool], chunks_only: bool = False
-           ) -> tuple[dict[int, str], set[int]]:
-    """The tier of each of ``rows`` and the rows of the qualifier's class; ``declared`` are
-    the rows whose chunk defines ``name`` (:func:`_defining`).  With ``chunks_only``, a text
-    that defines ``name`` (``name = …``) is of the name tier."""
+           ) -> tuple[dict[int, str], set[int], dict[int, bool]]:
+    """The tier of each of ``rows``, the rows of the qualifier's class, and the rows of
+    source code whose text defines ``name``, each with whether at the top level
+    (``known_functions = {``, not a method's ``self.known_functions = …``); ``declared``
+    are the rows whose chunk defines ``name`` (:func:`_defining`).  With ``chunks_only``,
+    a text that defines ``name`` (``name = …``) is of the name tier."""
     ids = [_chunk_id(idx, r) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
@@ -357,15 +369,18 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
         else:
             out[row] = TOKEN
     texts = _read(conn, idx, ((blob_id, ord_) for _, blob_id, ord_, _ in to_read))
+    in_code: dict[int, bool] = {}
     for row, blob_id, ord_, symbol in to_read:
         text = texts.get((blob_id, ord_))
         out[row] = tier = TOKEN if text is None else _text_tier(text, name)
         if tier == DEFINITION and chunks_only:
             out[row] = NAME
+        elif tier == DEFINITION and text is not None and is_code(idx.row_path(row)):
+            in_code[row] = _at_top(text, name)
         parts = _symbol_parts(symbol)
         if tier == DEFINITION and qualifier and parts and parts[-1] == qualifier[0]:
             qualified.add(row)  # the class holds the method
-    return out, qualified
+    return out, qualified, in_code
 
 
 def _text_tier(text: str, name: str) -> str:
@@ -382,6 +397,17 @@ def _text_tier(text: str, name: str) -> str:
         return DEFINITION
     exact = _whole(name)
     return NAME if any(exact.search(w) for w in windows) else TOKEN
+
+
+def _at_top(text: str, name: str) -> bool:
+    """Whether a line of ``text`` that defines ``name`` (as :func:`_text_tier` reads it) is
+    at the top level: the name's line is not indented."""
+    at_start, after_keyword = line_definition(name), keyword_definition(name)
+    for window in _around(text, name):
+        line = window[window.rfind("\n") + 1:]  # the name's line
+        if not indented(line) and (at_start.search(line) or after_keyword.search(window)):
+            return True
+    return False
 
 
 def _around(text: str, name: str) -> list[str]:

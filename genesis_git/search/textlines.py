@@ -38,9 +38,10 @@ def _after_keyword(n: str) -> str:
 
 
 def _at_line_start(n: str) -> str:
-    return (rf"^[ \t]*(?:export[ \t]+)?(?:self\.|this\.)?(?:[\w$.]+[ \t]*=[ \t]*)*"
-            rf"{n}[ \t]*(?::[^=\n]*)?=(?!=)"
-            rf"(?![^\n]*,[ \t]*$)"
+    # indented, a line that ends with a comma is a keyword argument or an item (``S = 1,``
+    # in a call); at the top level, an assignment that goes on (``G = Head("G", [L],``)
+    return (rf"^(?:[ \t]+(?![^\n]*,[ \t]*$))?(?:export[ \t]+)?(?:self\.|this\.)?"
+            rf"(?:[\w$.]+[ \t]*=[ \t]*)*{n}[ \t]*(?::[^=\n]*)?=(?!=)"
             rf"|^[ \t]*[\"']{n}[\"'][ \t]*:"
             rf"|^[ \t]*{n}[ \t]*:(?!:)")
 

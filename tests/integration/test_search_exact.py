@@ -96,6 +96,14 @@ FILES = {
     "src/shop/state [v1].py": "\"\"\"State of the shop.\"\"\"\n\ncurrent_basket: dict = {}\n",
     **{f"docs/state_{i}.md": f"# State {i}\n\n" + "Read `current_basket` first.\n" * 10
        for i in range(6)},
+    # a table at the top of one module that printers copy into an attribute of their own
+    "src/shop/labels.py": ("\"\"\"Labels.\"\"\"\n\nGIFT_LABEL = make_label(\"gift\", [1],\n"
+                           "                        kind=\"card\")\nknown_labels = {\n"
+                           "    \"gift\": GIFT_LABEL,\n}\n"),
+    **{f"src/shop/printer_{i}.py": (f"from shop.labels import known_labels\n\n\n"
+                                    f"class Printer{i}:\n    def __init__(self):\n"
+                                    f"        self.known_labels = dict(known_labels)\n")
+       for i in range(4)},
     # a class too long for one chunk: its head, a method, and a short tail that says the
     # name more often for its length than the head does
     "src/shop/ledger.py": ("class Ledger:\n    \"\"\"The shop's accounts.\"\"\"\n\n"
@@ -255,6 +263,22 @@ def test_a_variable_whose_word_is_everywhere_is_still_found_where_it_is_assigned
     out = subprocess.run([*genesis_cmd(), "search", "current_basket", "-k", "2"], cwd=shop,
                          text=True, capture_output=True, check=True).stdout
     assert out.splitlines()[0].endswith("\tcurrent_basket: dict = {}"), out  # its line
+
+
+def test_a_top_level_definition_leads_the_attributes_that_copy_it(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # as sympy's printers: each ``self.known_functions = dict(known_functions)`` defines the
+    # attribute, indented; the module's table is the definition asked for
+    monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 3)
+    hits = hits_of("known_labels", k=6)
+    assert (hits[0].path, hits[0].breakdown["exact"]) == ("src/shop/labels.py", "definition")
+    assert [h.path for h in hits[1:3]] == ["src/shop/printer_0.py", "src/shop/printer_1.py"]
+    assert {h.breakdown["exact"] for h in hits[1:3]} == {"definition"}  # self.known_labels =
+
+
+def test_a_top_level_assignment_that_goes_on_over_lines_is_a_definition(shop: Path) -> None:
+    hits = hits_of("GIFT_LABEL", k=3)  # GIFT_LABEL = make_label("gift", [1],
+    assert (hits[0].path, hits[0].breakdown["exact"]) == ("src/shop/labels.py", "definition")
 
 
 def test_the_files_of_an_identifier_begin_with_its_definition(

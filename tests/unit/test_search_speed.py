@@ -29,7 +29,8 @@ CASES = [
     ("return my_url_for(x)", "url_for", TOKEN),
     ("x = 1\nurl_for = make()\n", "url_for", DEFINITION),
     ("url_for == other", "url_for", NAME),
-    ("url_for = a,\n", "url_for", NAME),  # a tuple's line, not an assignment of the name
+    ("    url_for = a,\n", "url_for", NAME),  # a keyword argument's line, in a call
+    ('G = Head("G", [L],\n         sym=True)\n', "G", DEFINITION),  # at the top: it goes on
     ('CONFIG = {\n    "SESSION_COOKIE_PARTITIONED": False,\n}', "SESSION_COOKIE_PARTITIONED",
      DEFINITION),
     ("  Symbol: int\n", "Symbol", DEFINITION),
