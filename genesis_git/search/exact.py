@@ -220,7 +220,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     chosen = set(candidates)
     tail = [r for r in rows if r not in chosen]
     text = {} if token is not None else {r: float(score[r]) for r in candidates}
-    return Arranged(definitions + _rounds(idx, others) + tail, tiers, text)
+    shown = {idx.row_path(r) for r in definitions}
+    return Arranged(definitions + _rounds(idx, others, shown) + tail, tiers, text)
 
 
 def _git_lines(idx: SessionIndex, lines: LinesOf, name: str,
@@ -440,11 +441,13 @@ def _whole(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
-def _rounds(idx: SessionIndex, rows: list[int]) -> list[int]:
-    """Each file's first row, then each file's second, …; files in order of their first row."""
+def _rounds(idx: SessionIndex, rows: list[int], shown: set[str]) -> list[int]:
+    """Each file's first row, then each file's second, …; files in order of their first row,
+    those ``shown`` already (by a definition) after the others."""
     per_file: dict[str, list[int]] = {}
     for r in rows:
         per_file.setdefault(idx.row_path(r), []).append(r)
+    per_file = dict(sorted(per_file.items(), key=lambda item: item[0] in shown))
     out: list[int] = []
     depth = 0
     while len(out) < len(rows):

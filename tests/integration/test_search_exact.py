@@ -276,6 +276,13 @@ def test_a_top_level_definition_leads_the_attributes_that_copy_it(
     assert {h.breakdown["exact"] for h in hits[1:3]} == {"definition"}  # self.known_labels =
 
 
+def test_files_a_definition_showed_come_after_the_files_not_yet_shown(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("genesis_git.search.exact.READ_TEXTS", 3)
+    hits = hits_of("known_labels", k=6)  # the table, two printers' attributes, then the rest
+    assert {h.path for h in hits[1:]} == {f"src/shop/printer_{i}.py" for i in range(4)}, hits
+
+
 def test_a_top_level_assignment_that_goes_on_over_lines_is_a_definition(shop: Path) -> None:
     hits = hits_of("GIFT_LABEL", k=3)  # GIFT_LABEL = make_label("gift", [1],
     assert (hits[0].path, hits[0].breakdown["exact"]) == ("src/shop/labels.py", "definition")
