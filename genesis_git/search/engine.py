@@ -22,17 +22,10 @@ from genesis_git.providers.embedders import (
     embedder_id,
     get_embedder,
 )
-from genesis_git.search.exact import (
-    DEFINITION,
-    NAME,
-    arrange,
-    identifier_of,
-    last_part,
-    tokenless,
-    word_of,
-)
+from genesis_git.search.exact import DEFINITION, NAME, arrange
 from genesis_git.search.explain import contributions, matched
 from genesis_git.search.hybrid import ordered, path_rows, rrf, top_rows
+from genesis_git.search.identifiers import identifier_of, last_part, tokenless, word_of
 from genesis_git.search.lexical import LexicalScores, lexical_scores
 from genesis_git.search.query import analyse, analyse_bounded
 from genesis_git.search.results import Hit, SearchOptions, SearchResult

@@ -8,8 +8,8 @@ when the whole query is one identifier (``url_for``, ``Flask.url_for``,
 rows that contain its whole token are put in three tiers, each kept in the
 fused order.  A plain lower-case word (``order``, ``echo``) is a word, not a
 name, unless a function, class or method of the tree is called exactly that
-(:func:`word_of`): ``echo`` in a project that defines ``def echo`` is looked
-for as ``git grep -w`` would.
+(:func:`~genesis_git.search.identifiers.word_of`): ``echo`` in a project that defines
+``def echo`` is looked for as ``git grep -w`` would.
 
 1. **definition** (qualified first, then the chunker's before a text's, top-level
    before methods, outside tests before tests): the chunk's symbol is the name
@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from genesis_git.index.classify import is_test_path
+from genesis_git.search.identifiers import last_part
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
 from genesis_git.search.textlines import (
@@ -65,60 +66,6 @@ FALLBACK_FILES = 500  # files with its token that git reads for a name (_widen, 
 FIRST_READ = 50  # of those, the files git reads first when the results lack files (_widen)
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
-_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
-_DEFINED = re.compile(r"(?:def|class|function|func|fn|struct|interface|trait|enum)\s+(\S+)")
-
-
-def identifier_of(query: str) -> str | None:
-    """The identifier that ``query`` is, as written (``Flask.url_for``, ``before_request``), or
-    ``None`` when the query is more than one name.  Written as code, a plain word is a name
-    too: in backticks, as a call (``order()``, ``order(``), a method (``.order``) or after a
-    keyword that defines it (``def order``, ``class Order``).  A dot at its end is left out
-    (``S.``, as an agent writes the object before its attribute)."""
-    raw = query.strip()
-    q = raw.strip("`").strip()
-    keyword = _DEFINED.fullmatch(q)
-    if keyword:
-        q = keyword.group(1)
-    q = _without_full_stop(q)
-    as_code = q != raw.removesuffix(".") or q.endswith(("()", "(")) or q.startswith(".")
-    q = q.removesuffix("()").removesuffix("(").removeprefix(".")
-    if not q or not _IDENT.fullmatch(q):
-        return None
-    if _plain(q) and not as_code:  # a plain word (order) is a word
-        return None
-    return q
-
-
-def word_of(query: str) -> str | None:
-    """The plain lower-case word that ``query`` is (``echo``, ``progressbar``, ``has``), or
-    ``None``: a name only where the tree defines it (:func:`arrange` with ``defined_only``)."""
-    q = _without_full_stop(query.strip())
-    return q if _plain(q) and q[0].isalpha() else None
-
-
-def _without_full_stop(q: str) -> str:
-    """``q`` without one dot at its end: ``S.`` (the object whose attribute comes next) is
-    ``S``, and ``has.`` ends a sentence; ``..`` is left as it is."""
-    return q[:-1] if q.endswith(".") and not q.endswith("..") else q
-
-
-def tokenless(name: str) -> bool:
-    """The index keeps no token of ``name`` (``has``, ``S``, ``a``: a stopword or one
-    letter), so only the text of the files can say where it is (:func:`arrange`'s ``lines``)."""
-    return first_token(last_part(name)) is None
-
-
-def _plain(q: str) -> bool:
-    """``q`` is a plain lower-case word: ASCII letters and digits, no capital."""
-    return q.isascii() and q.isalnum() and q.islower()
-
-
-def last_part(name: str) -> str:
-    """The name that ``name`` qualifies last: ``url_for`` of ``Flask.url_for``."""
-    return re.split(r"\.|::", name)[-1]
-
-
 def _symbol_parts(symbol: str | None) -> list[str]:
     return re.split(r"\.|::|#|/", symbol) if symbol else []
 
@@ -137,8 +84,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
             written: str, *, defined_only: bool = False, want: int = 10,
             lines: LinesOf | None = None) -> Arranged:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
-    :func:`identifier_of` gives it), and each looked-at row's tier (see the module).
-    With ``defined_only`` (a plain word, :func:`word_of`), ``rows`` stay as they are unless
+    :func:`~genesis_git.search.identifiers.identifier_of` gives it), and each looked-at row's tier (see the module).
+    With ``defined_only`` (a plain word, :func:`~genesis_git.search.identifiers.word_of`), ``rows`` stay as they are unless
     a chunk is a function, class or method of that name, and only such chunks are its
     definitions (``command = ctx.command`` is not).  When fewer than ``want`` files of the
     candidates hold the name as written, more files are looked at (:func:`_widen`).
@@ -149,7 +96,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     (``def diff``) before a method (``Poly.diff``); at most
     :data:`DEFINITIONS_PER_FILE` definitions of one file lead, the others join the rounds.
 
-    A name the index keeps no token of (:func:`tokenless`) is looked for in the files'
+    A name the index keeps no token of (:func:`~genesis_git.search.identifiers.tokenless`) is looked for in the files'
     text: ``lines(name)`` gives the lines of each path that hold it as a whole word, and a
     row scores the matches its chunk holds
     (:func:`~genesis_git.search.textlines.line_scores`); without ``lines`` it

@@ -11,7 +11,7 @@ import pytest
 from genesis_git.app.facade import Genesis
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.search import SearchOptions, engine, group_by_file, search, textlines
-from genesis_git.search.exact import identifier_of, word_of
+from genesis_git.search.identifiers import identifier_of, word_of
 from genesis_git.search.results import Hit
 
 from helpers import genesis_cmd, git

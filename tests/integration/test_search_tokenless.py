@@ -13,7 +13,7 @@ import pytest
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.kernel.errors import UsageError
 from genesis_git.search import SearchOptions, search
-from genesis_git.search.exact import tokenless
+from genesis_git.search.identifiers import tokenless
 from genesis_git.search.results import Hit
 from genesis_git.search.textlines import word_lines
 

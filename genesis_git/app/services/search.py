@@ -62,7 +62,7 @@ class Search:
         ``announce``), then the search itself; ``options`` default to :meth:`options`."""
         from genesis_git.kernel.errors import UsageError
         from genesis_git.search.engine import tokenless_name
-        from genesis_git.search.exact import identifier_of, word_of
+        from genesis_git.search.identifiers import identifier_of, word_of
         from genesis_git.search.query import analyse
 
         opts = (options if options is not None else self.options()).validated()
