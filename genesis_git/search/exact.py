@@ -63,6 +63,7 @@ READ_TEXTS = 40
 WIDEN_FILES = 40
 WIDEN_CHUNKS = 3
 FALLBACK_FILES = 500  # files with its token that git reads for a name (_widen, _in_token_files)
+VARIABLE_FILES = 3  # modules that may assign a plain word for it to be a name (_module_variable)
 FIRST_READ = 50  # of those, the files git reads first when the results lack files (_widen)
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
 
@@ -122,8 +123,10 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
         return Arranged(list(rows), {}, {})
     chunked = _defining(conn, idx, holds, name)
     declared = {**{r: top for r, top in text_defs.items() if holds[r]}, **chunked}
-    if defined_only and not declared:
-        return Arranged(list(rows), {}, {})
+    if defined_only and not declared:  # a plain word: a name if a module assigns it
+        declared = _module_variable(conn, idx, [r for r in rows if holds[r]][:CANDIDATES], name)
+        if not declared:
+            return Arranged(list(rows), {}, {})
     everywhere = holds.copy()
     first = [r for r in rows if holds[r]][:CANDIDATES]
     seen = set(first)
@@ -189,6 +192,19 @@ def _in_token_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndar
     written, found = _git_lines(idx, lines, name,
                                 sorted(files) if len(files) <= FALLBACK_FILES else None)
     return written, {r: top for r, top in found.items() if holds[r]}
+
+
+def _module_variable(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: str
+                     ) -> dict[int, bool]:
+    """The rows among ``rows`` (the texts of the first candidates in source code are read)
+    that assign ``name`` at the top level of a module that is no test (sympy's ``oo = S.Infinity``), when at
+    most :data:`VARIABLE_FILES` files do: ``logger = getLogger(__name__)`` in two hundred
+    modules, or ``app = Flask(__name__)`` in every example, is a convention, not the
+    definition a plain word asks for."""
+    modules = [r for r in rows if is_code(path := idx.row_path(r)) and not is_test_path(path)]
+    _, _, in_code = _tiers(conn, idx, modules, name, [], {})
+    found = {r: True for r, top in in_code.items() if top}
+    return found if 0 < len({idx.row_path(r) for r in found}) <= VARIABLE_FILES else {}
 
 
 def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, name: str

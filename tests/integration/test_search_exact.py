@@ -104,6 +104,14 @@ FILES = {
                                     f"class Printer{i}:\n    def __init__(self):\n"
                                     f"        self.known_labels = dict(known_labels)\n")
        for i in range(4)},
+    # a plain word one module assigns (as sympy's oo = S.Infinity), which tests say more
+    "src/shop/money.py": "\"\"\"Money.\"\"\"\n\ncurrency = \"EUR\"\n",
+    "tests/test_money.py": ("from shop.money import currency\n\n\ndef test_currency():\n"
+                            + "    assert currency == 'EUR'\n" * 20),
+    # and one that four modules assign: a convention, not a definition
+    **{f"src/shop/log_{i}.py": ("import logging\n\nlogger = logging.getLogger(__name__)\n\n\n"
+                                f"def warn_{i}():\n    logger.warning('{i}')\n")
+       for i in range(4)},
     # a class too long for one chunk: its head, a method, and a short tail that says the
     # name more often for its length than the head does
     "src/shop/ledger.py": ("class Ledger:\n    \"\"\"The shop's accounts.\"\"\"\n\n"
@@ -300,9 +308,15 @@ def test_the_files_of_an_identifier_begin_with_its_definition(
             assert files[0] == first and len(files) == 5, (query, files)
 
 
+def test_a_plain_word_one_module_assigns_is_found_where_it_is_assigned(shop: Path) -> None:
+    hits = hits_of("currency", k=3)
+    assert (hits[0].path, hits[0].breakdown["exact"]) == ("src/shop/money.py", "definition")
+    assert hits[1].path == "tests/test_money.py", hits
+
+
 def test_a_plain_word_nothing_defines_keeps_the_search_order(
         shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for word in ("price", "title", "cookie"):
+    for word in ("price", "title", "cookie", "logger"):  # logger: four modules assign it
         found = run(word, k=10)
         assert found, word
         monkeypatch.setattr(engine, "word_of", lambda query: None)
