@@ -49,6 +49,7 @@ from genesis_git.search.textlines import (
     LinesOf,
     indented,
     is_code,
+    is_python,
     keyword_definition,
     line_definition,
     line_scores,
@@ -178,8 +179,7 @@ def _git_lines(idx: SessionIndex, lines: LinesOf, name: str,
                paths: Sequence[str] | None = None) -> tuple[np.ndarray, dict[int, bool]]:
     """:func:`~genesis_git.search.textlines.line_scores` of the lines git finds of ``name``
     (in ``paths`` only, when given)."""
-    return line_scores(idx, lines(name, paths), line_definition(name),
-                       keyword_definition(name))
+    return line_scores(idx, lines(name, paths), name)
 
 
 def _in_token_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndarray
@@ -336,18 +336,19 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     in_code: dict[int, bool] = {}
     for row, blob_id, ord_, symbol in to_read:
         text = texts.get((blob_id, ord_))
-        out[row] = tier = TOKEN if text is None else _text_tier(text, name)
+        python = is_python(idx.row_path(row))
+        out[row] = tier = TOKEN if text is None else _text_tier(text, name, python)
         if tier == DEFINITION and chunks_only:
             out[row] = NAME
         elif tier == DEFINITION and text is not None and is_code(idx.row_path(row)):
-            in_code[row] = _at_top(text, name)
+            in_code[row] = _at_top(text, name, python)
         parts = _symbol_parts(symbol)
         if tier == DEFINITION and qualifier and parts and parts[-1] == qualifier[0]:
             qualified.add(row)  # the class holds the method
     return out, qualified, in_code
 
 
-def _text_tier(text: str, name: str) -> str:
+def _text_tier(text: str, name: str, python: bool = False) -> str:
     """``text``'s tier for ``name``: the definition and whole-name patterns are only tried on
     the lines that hold the name (with the line of a keyword above it, :func:`_around`),
     where every match of theirs lies, and never on a text without the name
@@ -356,17 +357,17 @@ def _text_tier(text: str, name: str) -> str:
     if name not in text:
         return TOKEN
     windows = _around(text, name)
-    at_start, after_keyword = line_definition(name), keyword_definition(name)
+    at_start, after_keyword = line_definition(name), keyword_definition(name, python)
     if any(at_start.search(w) or after_keyword.search(w) for w in windows):
         return DEFINITION
     exact = _whole(name)
     return NAME if any(exact.search(w) for w in windows) else TOKEN
 
 
-def _at_top(text: str, name: str) -> bool:
+def _at_top(text: str, name: str, python: bool = False) -> bool:
     """Whether a line of ``text`` that defines ``name`` (as :func:`_text_tier` reads it) is
     at the top level: the name's line is not indented."""
-    at_start, after_keyword = line_definition(name), keyword_definition(name)
+    at_start, after_keyword = line_definition(name), keyword_definition(name, python)
     for window in _around(text, name):
         line = window[window.rfind("\n") + 1:]  # the name's line
         if not indented(line) and (at_start.search(line) or after_keyword.search(window)):

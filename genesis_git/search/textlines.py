@@ -33,8 +33,15 @@ _CODE_AFTER = (r"(?=[ \t\r]*(?:[(:{<=;,\[?!]|$|"
                r"(?:extends|implements|as|where|do|struct|interface|func)\b))")
 
 
-def _after_keyword(n: str) -> str:
-    return rf"\b(?:{KEYWORDS})\s+(?:[\w$]+\.)?{n}(?![\w$]){_CODE_AFTER}"
+# in Python only ``def``, ``class`` and ``type`` define, and code follows on the line
+# (``def f(``, ``class C:``, ``type T =``): "of type Matrix" ending a docstring's line is prose
+_PYTHON_KEYWORDS = r"def|class|type"
+_PYTHON_CODE_AFTER = r"(?=[ \t\r]*[(:=\[])"
+
+
+def _after_keyword(n: str, python: bool = False) -> str:
+    keywords, after = (_PYTHON_KEYWORDS, _PYTHON_CODE_AFTER) if python else (KEYWORDS, _CODE_AFTER)
+    return rf"\b(?:{keywords})\s+(?:[\w$]+\.)?{n}(?![\w$]){after}"
 
 
 def _at_line_start(n: str) -> str:
@@ -47,10 +54,15 @@ def _at_line_start(n: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def keyword_definition(name: str) -> re.Pattern[str]:
+def keyword_definition(name: str, python: bool = False) -> re.Pattern[str]:
     """A keyword that defines ``name``, then the name followed by code (``def has(``,
-    ``class Basic:``, ``type Node struct {``), not by prose ("the class has public …")."""
-    return re.compile(_after_keyword(re.escape(name)), re.MULTILINE)
+    ``class Basic:``, ``type Node struct {``), not by prose ("the class has public …");
+    with ``python``, Python's keywords only, and code on the same line."""
+    return re.compile(_after_keyword(re.escape(name), python), re.MULTILINE)
+
+
+def is_python(path: str) -> bool:
+    return language_of(path) == "python"
 
 
 @lru_cache(maxsize=256)
@@ -179,12 +191,12 @@ def _one_by_one(data: bytes) -> list[tuple[bytes, bytes | None, bytes]]:
     return out
 
 
-def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.Pattern[str],
-                after_keyword: re.Pattern[str]) -> tuple[np.ndarray, dict[int, bool]]:
+def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
+                ) -> tuple[np.ndarray, dict[int, bool]]:
     """How many of the ``lines`` (per path) fall in each row's chunk: the chunk that starts
     last at or before the line (a line above a file's first chunk counts for it).  In
-    source code, a line that defines the name (``at_start``: ``S = …``; ``after_keyword``:
-    ``def a``) counts :data:`DEFINING_LINE`, a tenth of it when indented (a function's
+    source code, a line that defines the name (:func:`line_definition`: ``S = …``;
+    :func:`keyword_definition`, Python's in a Python file: ``def a``) counts :data:`DEFINING_LINE`, a tenth of it when indented (a function's
     local ``S = []``, not the module's ``S = SingletonRegistry()``): its chunk is among the
     candidates however many uses others hold (in prose, "the function f" is no definition).
     Also the rows with a line that defines it after a keyword (``def f``, ``class E``) or
@@ -192,6 +204,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.
     the chunker's symbols say of a name with a token."""
     score = np.zeros(idx.n_rows, dtype=np.float64)
     declared: dict[int, bool] = {}
+    at_start = line_definition(name)
     where = {path: m for m, path in enumerate(idx.map.paths) if path in lines}
     if not where:
         return score, declared
@@ -211,6 +224,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], at_start: re.
         if not is_code(path):  # prose and data: "the function f", a = in a stylesheet
             continue
         texts = found.lines()
+        after_keyword = keyword_definition(name, is_python(path))
         for i in defining_lines(found.text, at_start, after_keyword):
             top = not indented(texts[i])
             r = int(hit[i])

@@ -64,6 +64,19 @@ def test_an_identifier_s_tier_is_read_from_the_lines_that_hold_it(text: str, nam
     assert whole_text_tier(text, name) == tier
 
 
+def test_in_python_only_def_class_and_type_define_and_code_follows_on_the_line() -> None:
+    prose = ("    The coefficients should be of type Matrix\n", "    # Skip class Matrix\n",
+             "    the function Matrix(x) is a function object Matrix:\n")
+    code = ("class Matrix(Base):\n", "def Matrix(x):\n", "type Matrix = list[list[int]]\n",
+            "    class Matrix:\n")
+    for text in prose:
+        assert _text_tier(text, "Matrix", python=True) == NAME, text
+    for text in code:
+        assert _text_tier(text, "Matrix", python=True) == DEFINITION, text
+    assert _text_tier(prose[0], "Matrix") == DEFINITION  # elsewhere: C#'s class Matrix, then {
+    assert _text_tier("class Matrix\n  def x; end\nend\n", "Matrix") == DEFINITION  # Ruby
+
+
 PIECES = ["def", "class", "const", "fn", "let", "sub", "Symbol", "Symbol", "Outer.", "self.",
           "of", "extends", "{", "<", "?",
           "export", "=", "==", ":", "::", ",", "(", ")", '"', "'", "\n", "\n", "\n", " ", " ",
