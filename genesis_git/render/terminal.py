@@ -100,7 +100,7 @@ def best_line(text: str, start_line: int, terms: Sequence[str], name: str | None
     if at is not None:
         return start_line + at, flat(raw_lines[at])
     best: tuple[int, int, str] = (-1, start_line, "")
-    for i, raw in enumerate(text.splitlines()):
+    for i, raw in enumerate(raw_lines):
         line = flat(raw)
         if not line:
             continue

@@ -7,9 +7,10 @@ when the whole query is one identifier (``url_for``, ``Flask.url_for``,
 ``before_request()``, ``ProgressBar``, ``echo()``, a name in backticks), the
 rows that contain its whole token are put in three tiers, each kept in the
 fused order.  A plain lower-case word (``order``, ``echo``) is a word, not a
-name, unless a function, class or method of the tree is called exactly that
-(:func:`~genesis_git.search.identifiers.word_of`): ``echo`` in a project that defines
-``def echo`` is looked for as ``git grep -w`` would.
+name, unless a function, class or method of the tree is called exactly that, or at
+most :data:`VARIABLE_FILES` modules assign it at their top level
+(:func:`~genesis_git.search.identifiers.word_of`, :func:`_module_variable`): ``echo``
+in a project that defines ``def echo`` is looked for as ``git grep -w`` would.
 
 1. **definition** (qualified first, then the chunker's before a text's, top-level
    before methods, outside tests before tests): the chunk's symbol is the name
@@ -36,7 +37,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -53,6 +53,7 @@ from genesis_git.search.textlines import (
     keyword_definition,
     line_definition,
     line_scores,
+    whole_word,
 )
 from genesis_git.search.texts import texts_at
 from genesis_git.store.blobs import chunk_details, definition_chunks
@@ -86,25 +87,29 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
             written: str, *, defined_only: bool = False, want: int = 10,
             lines: LinesOf | None = None) -> Arranged:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
-    :func:`~genesis_git.search.identifiers.identifier_of` gives it), and each looked-at row's tier (see the module).
-    With ``defined_only`` (a plain word, :func:`~genesis_git.search.identifiers.word_of`), ``rows`` stay as they are unless
-    a chunk is a function, class or method of that name, and only such chunks are its
-    definitions (``command = ctx.command`` is not).  When fewer than ``want`` files of the
-    candidates hold the name as written, more files are looked at (:func:`_widen`).
+    :func:`~genesis_git.search.identifiers.identifier_of` gives it), and each looked-at
+    row's tier (see the module).  With ``defined_only`` (a plain word,
+    :func:`~genesis_git.search.identifiers.word_of`), ``rows`` stay as they are unless a
+    chunk is a function, class or method of that name or a few modules assign it
+    (:func:`_module_variable`), and only such chunks are its definitions
+    (``command = ctx.command`` inside a function is not).  When fewer than ``want`` files
+    of the candidates hold the name as written, more files are looked at (:func:`_widen`).
 
     A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
     qualifier too first, then the chunks the chunker made of a definition (``def echo``)
     before a definition found in a text (a code sample of the docs), and a top-level one
-    (``def diff``) before a method (``Poly.diff``); at most
+    (``def diff``, ``known_functions = {``) before one in a method (``Poly.diff``,
+    ``self.known_functions = …``); at most
     :data:`DEFINITIONS_PER_FILE` definitions of one file lead, the others join the rounds.
 
-    A name the index keeps no token of (:func:`~genesis_git.search.identifiers.tokenless`) is looked for in the files'
-    text: ``lines(name)`` gives the lines of each path that hold it as a whole word, and a
-    row scores the matches its chunk holds
-    (:func:`~genesis_git.search.textlines.line_scores`); without ``lines`` it
-    finds nothing.  A name with a token that no candidate defines (``current_app:
-    FlaskProxy = …`` in a file that says it less than the docs) gets its definitions from
-    the lines of the files with its token (:func:`_in_token_files`)."""
+    A name the index keeps no token of (:func:`~genesis_git.search.identifiers.tokenless`)
+    is looked for in the files' text: ``lines(name)`` gives the lines of each path that
+    hold it as a whole word, and a row scores the matches its chunk holds
+    (:func:`~genesis_git.search.textlines.line_scores`); without ``lines`` it finds
+    nothing.  A name with a token that no chunk and no top-level line among the candidates
+    defines (``current_app: FlaskProxy = …`` in a file that says it less than the docs)
+    gets its definitions from the lines of the files with its token
+    (:func:`_in_token_files`)."""
     name = last_part(written)
     if idx.n_rows == 0:
         return Arranged(list(rows), {}, {})
@@ -197,8 +202,8 @@ def _in_token_files(idx: SessionIndex, lines: LinesOf, name: str, holds: np.ndar
 def _module_variable(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: str
                      ) -> dict[int, bool]:
     """The rows among ``rows`` (the texts of the first candidates in source code are read)
-    that assign ``name`` at the top level of a module that is no test (sympy's ``oo = S.Infinity``), when at
-    most :data:`VARIABLE_FILES` files do: ``logger = getLogger(__name__)`` in two hundred
+    that assign ``name`` at the top level of a module that is no test (sympy's
+    ``oo = S.Infinity``), when at most :data:`VARIABLE_FILES` files do: ``logger = getLogger(__name__)`` in two hundred
     modules, or ``app = Flask(__name__)`` in every example, is a convention, not the
     definition a plain word asks for."""
     modules = [r for r in rows if is_code(path := idx.row_path(r)) and not is_test_path(path)]
@@ -360,7 +365,7 @@ def _text_tier(text: str, name: str, python: bool = False) -> str:
     at_start, after_keyword = line_definition(name), keyword_definition(name, python)
     if any(at_start.search(w) or after_keyword.search(w) for w in windows):
         return DEFINITION
-    exact = _whole(name)
+    exact = whole_word(name)
     return NAME if any(exact.search(w) for w in windows) else TOKEN
 
 
@@ -398,11 +403,6 @@ def _around(text: str, name: str) -> list[str]:
         out.append(text[start:end])
         pos = text.find(name, end)
     return out
-
-
-@lru_cache(maxsize=256)
-def _whole(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
 def _rounds(idx: SessionIndex, rows: list[int], shown: set[str]) -> list[int]:

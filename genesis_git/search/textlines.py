@@ -196,7 +196,8 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
     """How many of the ``lines`` (per path) fall in each row's chunk: the chunk that starts
     last at or before the line (a line above a file's first chunk counts for it).  In
     source code, a line that defines the name (:func:`line_definition`: ``S = …``;
-    :func:`keyword_definition`, Python's in a Python file: ``def a``) counts :data:`DEFINING_LINE`, a tenth of it when indented (a function's
+    :func:`keyword_definition`, Python's in a Python file: ``def a``) counts
+    :data:`DEFINING_LINE`, a tenth of it when indented (a function's
     local ``S = []``, not the module's ``S = SingletonRegistry()``): its chunk is among the
     candidates however many uses others hold (in prose, "the function f" is no definition).
     Also the rows with a line that defines it after a keyword (``def f``, ``class E``) or
@@ -250,7 +251,7 @@ def name_line(lines: Sequence[str], name: str) -> int | None:
     written; ``None`` when no line does.  What a result of the name shows of its chunk:
     ``Matrix = MutableDenseMatrix``, not ``MutableMatrix = …`` above it."""
     at_start, after_keyword = line_definition(name), keyword_definition(name)
-    whole = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    whole = whole_word(name)
     first: int | None = None
     for i, line in enumerate(lines):
         if name not in line:
@@ -260,6 +261,12 @@ def name_line(lines: Sequence[str], name: str) -> int | None:
         if first is None and whole.search(line):
             first = i
     return first
+
+
+@lru_cache(maxsize=256)
+def whole_word(name: str) -> re.Pattern[str]:
+    """``name`` as written, with no letter, digit, ``_`` or ``$`` next to it."""
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
 def is_code(path: str) -> bool:
