@@ -24,7 +24,7 @@ from genesis_git.providers.embedders import (
 )
 from genesis_git.search.exact import DEFINITION, NAME, arrange
 from genesis_git.search.explain import contributions, matched
-from genesis_git.search.hybrid import ordered, path_rows, rrf, top_rows
+from genesis_git.search.hybrid import ordered, path_rows, ranks_beyond, rrf, top_rows
 from genesis_git.search.identifiers import identifier_of, last_part, tokenless, word_of
 from genesis_git.search.lexical import LexicalScores, lexical_scores
 from genesis_git.search.query import analyse, analyse_bounded
@@ -158,8 +158,11 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     if written is not None and mode != "vector":  # definitions first
         order, tiers, _ = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None,
                                  want=opts.k, lines=_lines(ctx))
-        for row in order:
-            scores.setdefault(row, 0.0)  # it holds the name but made none of the fused lists
+        beyond = [row for row in order if row not in scores]  # it made none of the lists
+        if beyond and mode == "hybrid":
+            fused.update(ranks_beyond(_channels(lex, vec, mask), beyond, rrf_k))
+        for row in beyond:
+            scores[row] = fused[row].score if mode == "hybrid" else float(lex.total[row])
     rows = _select(idx, order, opts)
     hits = build_hits(ctx.conn, idx, rows, scores, fused, lex, vec, terms, mode, tiers)
     if written is not None:
@@ -170,6 +173,19 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
              "candidates": {name: len(v) for name, v in lists.items()},
              "avgdl": round(lex.stats.avgdl, 3), "rrf_k": rrf_k}
     return SearchResult(query, terms, hits, warnings, mode, session_id, stats)
+
+
+def _channels(lex: LexicalScores, vec: np.ndarray | None, mask: np.ndarray
+              ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The lists hybrid search fuses, as scores and masks, uncut: the path list ranks the
+    rows whose path matches by that match, then the others by lexical score."""
+    matched = mask & (lex.path > 0)
+    # the rows after the path matches rank below all of them
+    path = np.where(matched, lex.path + lex.total.max() + 1.0, lex.total)
+    channels = {"lexical": (lex.total, mask), "path": (path, mask)}
+    if vec is not None:
+        channels["vector"] = (vec, mask)
+    return channels
 
 
 def tokenless_name(query: str, mode: str) -> tuple[str, bool] | None:

@@ -88,3 +88,23 @@ def ordered(idx: SessionIndex, scores: dict[int, float]) -> list[int]:
     rows = np.fromiter(scores, dtype=np.int64, count=len(scores))
     vals = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
     return [int(r) for r in stable_order(idx, rows, vals)]
+
+
+def ranks_beyond(channels: Mapping[str, tuple[np.ndarray, np.ndarray]], rows: Sequence[int],
+                 k: int = 60) -> dict[int, Fused]:
+    """The fusion of rows that made none of the cut lists (a definition that exact-name
+    search puts first): each row's rank in each list had the list not been cut (one plus
+    the rows under that list's mask that score more; a row that scores nothing there has
+    no rank in it), and the same ``1 / (k + rank)`` sum, so that its score and its
+    explanation say where it stood."""
+    out: dict[int, Fused] = {}
+    for row in rows:
+        item = Fused(0.0)
+        for name, (values, mask) in channels.items():
+            value = values[row]
+            if value > 0 and mask[row]:
+                rank = 1 + int(np.count_nonzero(mask & (values > value)))
+                item.score += 1.0 / (k + rank)
+                item.ranks[name] = rank
+        out[row] = item
+    return out
