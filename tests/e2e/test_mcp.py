@@ -206,7 +206,10 @@ def test_the_sdk_client_calls_every_tool(shop: Path) -> None:
     assert got["story_list"]["stories"][0]["story_id"] == "STORY-7"
     assert got["story_context"]["story"]["story_id"] == "STORY-7"
     assert got["session_status"]["active"]["unbound_artifacts"] == 0
-    assert cli_json(shop, "session", "status")["active"]["unbound_artifacts"] == 1
+    status = cli_json(shop, "session", "status")
+    assert status["active"]["unbound_artifacts"] == 1, (  # what a failure needs to be read
+        status, cli_json(shop, "session", "list", "--all"),
+        cli_json(shop, "session", "artifacts", "--session", status["active"]["id"]))
     assert len(got["design_search"]["results"]) == 3
     assert got["design_brief"]["cards"]
     assert (shop / "tasks" / "design-brief.md").is_file()
