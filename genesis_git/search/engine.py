@@ -34,7 +34,7 @@ from genesis_git.search.session_index import (
     path_tokens,
     session_index,
 )
-from genesis_git.search.textlines import LinesOf, WordLines, word_lines
+from genesis_git.search.textlines import LinesOf, WordLines, whole_word, word_lines
 from genesis_git.search.texts import texts_at
 from genesis_git.search.vectors import VectorUnavailable, cosine_rows, query_vector
 from genesis_git.store.blobs import chunk_details
@@ -238,10 +238,19 @@ def _tokenless_search(ctx: Context, session_id: str, query: str, written: str,
 
 def _name_hits(hits: list[Hit], written: str) -> None:
     """Each hit that defines ``written`` or holds it as written knows the name (the line it
-    shows is the name's)."""
+    shows is the name's).  A dotted name that a hit says whole (``os.environ``) shows that
+    line, not one that defines its last part (a local ``environ: dict = None``), unless the
+    hit is the chunk of a definition of the name (``Basic.has`` shows ``def has(``,
+    ``S.Zero`` shows ``class Zero(``)."""
+    last = last_part(written)
+    whole = whole_word(written) if last != written else None
     for hit in hits:
-        if hit.breakdown.get("exact") in (DEFINITION, NAME):
-            hit.name = last_part(written)
+        if hit.breakdown.get("exact") not in (DEFINITION, NAME):
+            continue
+        hit.name = last
+        if whole is not None and (hit.symbol or "").rsplit(".", 1)[-1] != last \
+                and whole.search(hit.text):
+            hit.name = written  # not the chunk of the name's own definition; it says it whole
 
 
 def _select(idx: SessionIndex, rows: list[int], opts: SearchOptions) -> list[int]:

@@ -1,10 +1,11 @@
-"""A definition that exact-name search puts first although it made none of the cut lists
-(its chunk is long, and a hundred short notes say the name more often): its score is the
-fusion of the ranks it really had, and ``--explain`` shows them (real repository, real
-session index)."""
+"""Exact-name search, at its edges (real repository, real session index, real command line):
+a definition put first although it made none of the cut lists (its chunk is long, and a
+hundred short notes say the name more often) scores the fusion of the ranks it really had,
+and ``--explain`` shows them; a dotted name shows the line that says it whole."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ import pytest
 from genesis_git.index.session import ensure_session, open_context
 from genesis_git.search import SearchOptions, search
 from genesis_git.search.explain import explain_lines
+
+from helpers import genesis_cmd
 
 FILES = {
     "src/shop/coupons.py": (
@@ -21,6 +24,11 @@ FILES = {
     **{f"docs/apply_coupon_{i}.md": (f"# apply_coupon {i}\n\n"
                                      + f"Call `apply_coupon` for case {i}: apply_coupon.\n" * 3)
        for i in range(130)},
+    "src/shop/editor.py": (
+        "import os\n\n\nclass Editor:\n    def edit(self, env):\n"
+        "        environ: dict[str, str] | None = None\n        if env:\n"
+        "            environ = os.environ.copy()\n            environ.update(env)\n"
+        "        return environ\n"),
 }
 
 pytestmark = pytest.mark.shop(files=FILES)
@@ -49,3 +57,13 @@ def test_lexical_mode_scores_it_by_its_lexical_score(shop: Path) -> None:
     assert first.score == pytest.approx(first.breakdown["bm25"] + sum(
         first.breakdown["boosts"].values()))
     assert first.score > 0
+
+
+def test_a_dotted_name_shows_the_line_that_says_it_whole(shop: Path) -> None:
+    out = subprocess.run([*genesis_cmd(), "search", "os.environ", "-k", "1"], cwd=shop,
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("src/shop/editor.py:"), out
+    assert out.rstrip().endswith("environ = os.environ.copy()"), out  # not the local's line
+    out = subprocess.run([*genesis_cmd(), "search", "Editor.edit", "-k", "1"], cwd=shop,
+                         capture_output=True, text=True, check=True).stdout
+    assert out.rstrip().endswith("def edit(self, env):"), out  # the name's own definition
