@@ -23,8 +23,6 @@ from genesis_git.search.grep import compile_pattern, file_matches
 from genesis_git.search.session_index import SessionIndex
 
 DEFINING_LINE = 1000.0
-SHORT_NAME = 2  # a name this short is in most lines of its files (``S``, ``pi``): look first
-                # for the lines where code may follow it (a third of the time for ``S``)
 KEYWORDS = (r"def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
             r"module|macro|object|record|table|view|procedure|sub|alias")
 
@@ -43,7 +41,7 @@ _PYTHON_CODE_AFTER = r"(?=[ \t\r]*[(:=\[])"
 
 def _after_keyword(n: str, python: bool = False) -> str:
     keywords, after = (_PYTHON_KEYWORDS, _PYTHON_CODE_AFTER) if python else (KEYWORDS, _CODE_AFTER)
-    return rf"\b(?:{keywords})[ \t]+(?:[\w$]+\.)?{n}(?![\w$]){after}"
+    return rf"\b(?:{keywords})\s+(?:[\w$]+\.)?{n}(?![\w$]){after}"
 
 
 def _at_line_start(n: str) -> str:
@@ -208,7 +206,6 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
     score = np.zeros(idx.n_rows, dtype=np.float64)
     declared: dict[int, bool] = {}
     at_start = line_definition(name)
-    short = name if len(name) <= SHORT_NAME else None  # in most lines that hold it
     where = {path: m for m, path in enumerate(idx.map.paths) if path in lines}
     if not where:
         return score, declared
@@ -229,7 +226,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
             continue
         texts = found.lines()
         after_keyword = keyword_definition(name, is_python(path))
-        for i in defining_lines(found.text, at_start, after_keyword, name=short):
+        for i in defining_lines(found.text, at_start, after_keyword):
             top = not indented(texts[i])
             r = int(hit[i])
             score[r] += (DEFINING_LINE if top else DEFINING_LINE / 10) - 1.0
@@ -238,52 +235,14 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
     return score, declared
 
 
-def defining_lines(text: str, *patterns: re.Pattern[str], name: str | None = None
-                   ) -> list[int]:
+def defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
     """The indexes of the lines of ``text`` that a pattern matches (on the line of the
-    match's end: the name, or its ``=``), each once; a pass of each over all of them.
-    With ``name`` (the patterns being :func:`line_definition`'s and
-    :func:`keyword_definition`'s), only the lines where code may follow the name
-    (:func:`_may_define`) are passed over: the same lines, found first by a pattern that
-    starts with the name itself.  Worth it for a short name only (:data:`SHORT_NAME`): a
-    longer one is in few lines, and its calls (``sqrt(``) are candidates too."""
-    if name is None:
-        return _matched_lines(text, patterns)
-    numbers: list[int] = []
-    spans: list[str] = []
-    line, pos, end = 0, 0, -1
-    for match in _may_define(name).finditer(text):
-        at = match.start()
-        if at <= end:
-            continue  # on the line just kept
-        line += text.count("\n", pos, at)
-        pos = start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        if end < 0:
-            end = len(text)
-        numbers.append(line)
-        spans.append(text[start:end])
-    if not numbers:
-        return []
-    return [numbers[i] for i in _matched_lines("\n".join(spans), patterns)]
-
-
-def _matched_lines(text: str, patterns: Sequence[re.Pattern[str]]) -> list[int]:
+    match's end: the name, or its ``=``), each once; a pass of each over all of them."""
     out: dict[int, None] = {}
     for half in patterns:
         for match in half.finditer(text):
             out[text.count("\n", 0, match.end() - 1)] = None  # the name's line (or its =)
     return sorted(out)
-
-
-@lru_cache(maxsize=256)
-def _may_define(name: str) -> re.Pattern[str]:
-    """``name`` followed by what may follow it where :func:`line_definition` or
-    :func:`keyword_definition` matches: ``=``, ``:``, a bracket, a quote, a comma, the end
-    of the line, ``extends``…"""
-    return re.compile(rf"{re.escape(name)}(?![\w$])[ \t\r]*(?:[(:{{<=;,\[?!\"']|$|"
-                      rf"(?:extends|implements|as|where|do|struct|interface|func)\b)",
-                      re.MULTILINE)
 
 
 def name_line(lines: Sequence[str], name: str) -> int | None:
