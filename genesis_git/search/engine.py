@@ -24,8 +24,21 @@ from genesis_git.providers.embedders import (
 )
 from genesis_git.search.exact import DEFINITION, NAME, arrange
 from genesis_git.search.explain import contributions, matched
-from genesis_git.search.hybrid import ordered, path_rows, ranks_beyond, rrf, top_rows
-from genesis_git.search.identifiers import identifier_of, last_part, tokenless, word_of
+from genesis_git.search.hybrid import (
+    ordered,
+    path_order,
+    path_rows,
+    ranks_beyond,
+    rrf,
+    top_rows,
+)
+from genesis_git.search.identifiers import (
+    identifier_of,
+    last_part,
+    symbol_parts,
+    tokenless,
+    word_of,
+)
 from genesis_git.search.lexical import LexicalScores, lexical_scores
 from genesis_git.search.query import analyse, analyse_bounded
 from genesis_git.search.results import Hit, SearchOptions, SearchResult
@@ -177,12 +190,8 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
 
 def _channels(lex: LexicalScores, vec: np.ndarray | None, mask: np.ndarray
               ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The lists hybrid search fuses, as scores and masks, uncut: the path list ranks the
-    rows whose path matches by that match, then the others by lexical score."""
-    matched = mask & (lex.path > 0)
-    # the rows after the path matches rank below all of them
-    path = np.where(matched, lex.path + lex.total.max() + 1.0, lex.total)
-    channels = {"lexical": (lex.total, mask), "path": (path, mask)}
+    """The lists hybrid search fuses, as scores and masks, uncut (:func:`ranks_beyond`)."""
+    channels = {"lexical": (lex.total, mask), "path": (path_order(lex.path, lex.total, mask), mask)}
     if vec is not None:
         channels["vector"] = (vec, mask)
     return channels
@@ -248,7 +257,7 @@ def _name_hits(hits: list[Hit], written: str) -> None:
         if hit.breakdown.get("exact") not in (DEFINITION, NAME):
             continue
         hit.name = last
-        if whole is not None and (hit.symbol or "").rsplit(".", 1)[-1] != last \
+        if whole is not None and symbol_parts(hit.symbol)[-1:] != [last] \
                 and whole.search(hit.text):
             hit.name = written  # not the chunk of the name's own definition; it says it whole
 

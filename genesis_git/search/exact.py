@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from genesis_git.index.classify import is_test_path
-from genesis_git.search.identifiers import last_part
+from genesis_git.search.identifiers import last_part, symbol_parts
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
 from genesis_git.search.textlines import (
@@ -68,10 +68,6 @@ FALLBACK_FILES = 500  # files with its token that git reads for a name (_widen, 
 VARIABLE_FILES = 3  # modules that may assign a plain word for it to be a name (_module_variable)
 FIRST_READ = 50  # of those, the files git reads first when the results lack files (_widen)
 DEFINITION, NAME, TOKEN = "definition", "name", "token"
-
-def _symbol_parts(symbol: str | None) -> list[str]:
-    return re.split(r"\.|::|#|/", symbol) if symbol else []
-
 
 class Arranged(NamedTuple):
     """What :func:`arrange` gives: the rows in order, each looked-at row's tier, and for a
@@ -224,7 +220,7 @@ def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, na
     ids = idx.chunk_ids[idx.rows_chunk[rows]]
     named = {cid: (symbol, len(parts)) for cid, symbol in
              definition_chunks(conn, np.unique(ids).tolist(), name)
-             if (parts := _symbol_parts(symbol))[-1:] == [name]}
+             if (parts := symbol_parts(symbol))[-1:] == [name]}
     first: dict[tuple[str, str], int] = {}  # a long class is chunked in parts: its first
     for r, cid in zip(rows.tolist(), ids.tolist(), strict=True):
         if cid in named:
@@ -331,7 +327,7 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
         _, blob_id, ord_, _, _, _, symbol, _ = d
         if row in declared:
             out[row] = DEFINITION
-            if qualifier and _symbol_parts(symbol)[-len(qualifier):] == qualifier:
+            if qualifier and symbol_parts(symbol)[-len(qualifier):] == qualifier:
                 qualified.add(row)
         elif blob_id in read:  # a blob of the first candidates: its chunk's text is looked at
             to_read.append((row, blob_id, ord_, symbol))
@@ -347,7 +343,7 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
             out[row] = NAME
         elif tier == DEFINITION and text is not None and is_code(idx.row_path(row)):
             in_code[row] = _at_top(text, name, python)
-        parts = _symbol_parts(symbol)
+        parts = symbol_parts(symbol)
         if tier == DEFINITION and qualifier and parts and parts[-1] == qualifier[0]:
             qualified.add(row)  # the class holds the method
     return out, qualified, in_code

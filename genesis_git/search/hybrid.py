@@ -53,15 +53,17 @@ def top_rows(idx: SessionIndex, scores: np.ndarray, mask: np.ndarray, limit: int
     return [int(r) for r in stable_order(idx, valid, scores[valid], second)[:limit]]
 
 
+def path_order(path: np.ndarray, lexical: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The path list's order as one score per row: rows whose path matches, by path BM25,
+    above every other row, which follow by lexical score."""
+    return np.where(mask & (path > 0), path + lexical.max(initial=0.0) + 1.0, lexical)
+
+
 def path_rows(idx: SessionIndex, path: np.ndarray, lexical: np.ndarray, mask: np.ndarray,
               limit: int) -> list[int]:
     """The path list: rows whose path matches, by path BM25 (ties: lexical score), then
-    the other rows with a positive lexical score, by that score."""
-    matched = mask & (path > 0)
-    first = top_rows(idx, path, matched, limit, tiebreak=lexical)
-    if len(first) >= limit:
-        return first
-    return first + top_rows(idx, lexical, mask & ~matched, limit - len(first))
+    the other rows with a positive lexical score, by that score (:func:`path_order`)."""
+    return top_rows(idx, path_order(path, lexical, mask), mask, limit, tiebreak=lexical)
 
 
 @dataclass

@@ -66,3 +66,9 @@ def _plain(q: str) -> bool:
 def last_part(name: str) -> str:
     """The name that ``name`` qualifies last: ``url_for`` of ``Flask.url_for``."""
     return re.split(r"\.|::", name)[-1]
+
+
+def symbol_parts(symbol: str | None) -> list[str]:
+    """The names of a chunk's symbol, outermost first: ``Basic.has``, ``Foo::bar``,
+    ``Editor#edit``, ``pkg/mod`` (``[]`` for none)."""
+    return re.split(r"\.|::|#|/", symbol) if symbol else []
