@@ -52,18 +52,19 @@ class Definition:
 
 
 def definitions_of(path: str, facts: BlobFacts) -> list[Definition]:
-    """What one blob defines, in line order (a table once, as a table)."""
+    """What one blob defines, in line order (a table once, as a table; a long definition
+    once, :func:`_whole`)."""
     full = facts.full()
     out: list[Definition] = []
     tables = {(name.lower(), first) for name, first, _, _, _ in full.tables}
     for name, first, last, _, kind in full.tables:
         out.append(Definition(name, "table" if kind != "alter" else "alter table", path, first,
                               last))
-    for start, end, kind, symbol, _ in full.symbols:
+    for start, end, kind, symbol, pieces in _whole(full.symbols):
         if (symbol.lower(), start) in tables:
             continue
         out.append(Definition(symbol, "method" if kind == "method" else kind, path, start, end))
-        methods = full.methods.get((start, end, symbol), [])
+        methods = [m for piece in pieces for m in full.methods.get(piece, [])]
         for i, (name, line) in enumerate(methods):
             stop = methods[i + 1][1] - 1 if i + 1 < len(methods) else end
             out.append(Definition(f"{symbol}.{name}", "method", path, line, max(line, stop)))
@@ -146,6 +147,42 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
         out += [Definition(tail, "variable", path, found.numbers[i], found.numbers[i])
                 for i in defining_lines(found.text, assigns, declares) if not indented(texts[i])]
     return sorted(out, key=_definition_rank)
+
+
+WINDOW_LINES = 10  # a chunk cut from a longer one has at least this many lines
+
+
+def _whole(symbols: list[tuple[int, int, str, str, str | None]]
+           ) -> list[tuple[int, int, str, str, list[tuple[int, int, str]]]]:
+    """The chunks that carry a symbol, one per definition.  The chunker cuts a long
+    definition into windows (a method of 200 lines is three chunks of ``Add.flatten``), and
+    a long class into its head, its methods and the pieces of its body between them
+    (``MatrixBase`` again at line 1479).  A window that follows a chunk of the same symbol
+    line for line joins it, and a class's piece that follows one of its methods joins the
+    class, which reaches the end of its last method or piece; a definition never joins a
+    short one (``@overload`` stubs one under the other stay apart).  Each with the
+    ``(start, end, symbol)`` of its chunks."""
+    out: list[tuple[int, int, str, str, list[tuple[int, int, str]]]] = []
+    last: dict[str, int] = {}  # a symbol -> its place in out
+    inside: str | None = None  # the class whose head, method or piece came just before
+    prev: tuple[int, int, str, str] = (-2, -2, "", "")
+    for start, end, kind, symbol, _ in sorted(symbols, key=lambda s: (s[0], s[1])):
+        owner = symbol.rpartition(".")[0] if kind == "method" else None
+        window = (start == prev[1] + 1 and prev[2:] == (kind, symbol)
+                  and prev[1] - prev[0] + 1 >= WINDOW_LINES)
+        piece = kind == "class" and prev[2] == "method" and inside == symbol
+        if window or piece:
+            first, _, k, s, pieces = out[last[symbol]]
+            out[last[symbol]] = (first, end, k, s, [*pieces, (start, end, symbol)])
+        else:
+            last[symbol] = len(out)
+            out.append((start, end, kind, symbol, [(start, end, symbol)]))
+        if owner is not None and owner == inside:  # the class reaches its method's end
+            first, _, k, s, pieces = out[last[owner]]
+            out[last[owner]] = (first, end, k, s, pieces)
+        inside = symbol if kind == "class" else owner if owner == inside else None
+        prev = (start, end, kind, symbol)
+    return out
 
 
 def _definition_rank(d: Definition) -> tuple[int, int, str, int]:

@@ -1,0 +1,50 @@
+"""A definition the chunker cut into pieces is one definition in ``genesis symbols``."""
+
+from __future__ import annotations
+
+from genesis_git.index.chunk import chunk_text
+from genesis_git.index.facts import compute
+from genesis_git.search.symbols import definitions_of
+
+
+def _definitions(text: str) -> list[tuple[str, str, int, int]]:
+    chunks = chunk_text("pkg/mod.py", text)
+    facts = compute([(c.start_line, c.end_line, c.kind, c.symbol, c.text, c.section)
+                     for c in chunks])
+    return [(d.kind, d.name, d.line, d.end_line) for d in definitions_of("pkg/mod.py", facts)]
+
+
+def _method(name: str, body_lines: int) -> list[str]:
+    return [f"    def {name}(self):", *[f"        x{i} = {i}" for i in range(body_lines)],
+            "        return x0", ""]
+
+
+def test_a_long_method_is_one_definition_from_its_first_line_to_its_last() -> None:
+    lines = ["class Big:", '    """A class longer than a chunk."""', "", *_method("small", 3),
+             *_method("flatten", 200), "    LIMIT = 3", "", *_method("tail", 2)]
+    text = "\n".join(lines) + "\n"
+    found = _definitions(text)
+    flatten = [d for d in found if d[1] == "Big.flatten"]
+    first = lines.index("    def flatten(self):") + 1
+    assert flatten == [("method", "Big.flatten", first, first + 201)]  # three chunks, one
+    assert [d[1] for d in found] == ["Big", "Big.small", "Big.flatten", "Big.tail"]
+    big = found[0]
+    assert big == ("class", "Big", 1, len(lines) - 1)  # the head, its methods and pieces
+    assert lines[big[3] - 1] == "        return x0"
+
+
+def test_overloads_one_under_the_other_stay_apart() -> None:
+    text = ("from typing import overload\n\n\nclass A:\n"
+            + "".join(f"    @overload\n    def f(self, x: {t}) -> {t}: ...\n"
+                      for t in ("int", "str"))
+            + "    def f(self, x):\n        return x\n\n"
+            + "\n".join(_method("long", 90)))  # a long class: each method is a chunk
+    found = [d for d in _definitions(text) if d[1] == "A.f"]
+    assert [(d[2], d[3]) for d in found] == [(5, 6), (7, 8), (9, 10)]
+
+
+def test_a_long_function_then_a_new_one_of_the_same_name_after_a_gap() -> None:
+    body = [f"    y{i} = {i}" for i in range(120)]
+    text = "\n".join(["def run():", *body, "", "", "def run():", "    return 1", ""])
+    found = _definitions(text)
+    assert found == [("function", "run", 1, 121), ("function", "run", 124, 125)]
