@@ -43,7 +43,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "impact": _schema({"requirement": STR, "mode": STR, "warnings": LIST | {"items": STR},
                        "impacts": LIST, "files": LIST}, "`genesis impact --json`"),
     "symbols": {"type": "object", "description": "`genesis symbols --json`: definitions "
-                "(name, kind, path, line, end_line, location), references with refs",
+                "(name, kind, path, line, end_line, location; via when inherited), references with refs",
                 "properties": {"name": STR, "path": STR, "session": STR, "definitions": LIST,
                                "references": LIST, **PAGING},
                 "required": ["definitions", "session"], "additionalProperties": True},

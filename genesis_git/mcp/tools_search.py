@@ -44,7 +44,8 @@ module-level variable such as a constant), as
 path:line with its kind; with refs=true also every line that uses the name as a whole word;
 with outline=<file> everything one file defines, in line order. Use it instead of search
 when you know the identifier. A dotted name (OrderController.create_order) narrows to that
-class. A long answer is cut and gives next_cursor; pass it back as cursor. {WRITES_STORE}"""
+class, or to the nearest class it derives from that defines the method (Flask.route is
+Scaffold.route; via names the two). A long answer is cut and gives next_cursor; pass it back as cursor. {WRITES_STORE}"""
 
 
 def register(server: MCPServer[Any], tools: GenesisTools) -> None:

@@ -19,7 +19,7 @@ Every location is a ``path:line``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,14 +41,16 @@ class Definition:
     path: str
     line: int
     end_line: int
+    via: tuple[str, ...] = ()  # inherited: the class asked for, then the one that defines it
 
     @property
     def location(self) -> str:
         return f"{self.path}:{self.line}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "path": self.path, "line": self.line,
-                "end_line": self.end_line, "location": self.location}
+        out = {"name": self.name, "kind": self.kind, "path": self.path, "line": self.line,
+               "end_line": self.end_line, "location": self.location}
+        return {**out, "via": list(self.via)} if self.via else out
 
 
 def definitions_of(path: str, facts: BlobFacts) -> list[Definition]:
@@ -88,11 +90,14 @@ class SymbolIndex:
                 self.by_tail.setdefault(tail, []).append(d)
                 self.by_lower.setdefault(tail.lower(), []).append(d)
 
-    def define(self, name: str, variables: Callable[[str], list[Definition]] | None = None
-               ) -> list[Definition]:
+    def define(self, name: str, variables: Callable[[str], list[Definition]] | None = None,
+               ancestors: Callable[[str], list[str]] | None = None) -> list[Definition]:
         """The definitions of ``name`` (``Class.method`` narrows to that class); when no
         class, function, method or table has that name as written, the module-level
-        ``variables(name)`` of that name, and only then those of any case."""
+        ``variables(name)`` of that name, and only then those of any case.  A method that
+        ``Class`` does not define is looked for in ``ancestors(Class)``
+        (:func:`~genesis_git.search.inherit.ancestors`), nearest first: ``Matrix.det`` is
+        ``MatrixBase.det``, ``via`` ``Matrix``."""
         name = name.strip()
         tail = name.rsplit(".", 1)[-1]
         found = self.by_tail.get(tail, [])
@@ -103,6 +108,8 @@ class SymbolIndex:
         found = found or self.by_lower.get(tail.lower(), [])
         if "." in name:
             dotted = [d for d in found if d.name == name or d.name.endswith("." + name)]
+            if not dotted and ancestors is not None and found:
+                dotted = _inherited(found, name, ancestors)
             lowered = name.lower()
             found = dotted or [d for d in found if d.name.lower() == lowered
                                or d.name.lower().endswith("." + lowered)]
@@ -147,6 +154,20 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
         out += [Definition(tail, "variable", path, found.numbers[i], found.numbers[i])
                 for i in defining_lines(found.text, assigns, declares) if not indented(texts[i])]
     return sorted(out, key=_definition_rank)
+
+
+def _inherited(found: list[Definition], name: str, ancestors: Callable[[str], list[str]]
+               ) -> list[Definition]:
+    """The definitions among ``found`` (those of the method's name) of the nearest ancestor
+    of ``name``'s class that has one, each with its ``via``."""
+    written, _, method = name.rpartition(".")
+    owner = written.rsplit(".", 1)[-1]
+    for ancestor in ancestors(owner):
+        own = [d for d in found if d.name.rpartition(".")[0].rsplit(".", 1)[-1] == ancestor
+               and d.name.endswith("." + method)]
+        if own:
+            return [replace(d, via=(owner, ancestor)) for d in own]
+    return []
 
 
 WINDOW_LINES = 10  # a chunk cut from a longer one has at least this many lines

@@ -115,7 +115,7 @@ def word_lines(root: Path, word: str, paths: Sequence[str] | None = None, *,
         return {}
     grouped: dict[bytes, tuple[list[int], list[bytes]]] = {}
     binary: list[bytes] = []
-    for raw, number, text in _records(res.stdout):
+    for raw, number, text in grep_records(res.stdout):
         if number is None:
             binary.append(raw)
             continue
@@ -153,7 +153,7 @@ def _text_lines(full: Path, word: str) -> WordLines | None:
 _BINARY = re.compile(rb"Binary file (.+) matches\n")
 
 
-def _records(data: bytes) -> list[tuple[bytes, bytes | None, bytes]]:
+def grep_records(data: bytes) -> list[tuple[bytes, bytes | None, bytes]]:
     """``(path, number, line)`` of each record of ``git grep -n -z``: path NUL number NUL
     line LF, a path as it is (no quoting), so a path may hold a newline: then the records
     are read one by one.  A binary file's record is ``Binary file PATH matches`` LF: its

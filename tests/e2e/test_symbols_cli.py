@@ -21,6 +21,9 @@ pytestmark = pytest.mark.shop(files={
     "web/api.js": ("function get() { return API_ROOT; }\n"
                    "export const API_ROOT = '/api';\n"),
     "docs/limits.md": "# Limits\n\n    DOC_ONLY = 1\n\nDOC_ONLY = 2 in prose.\n",
+    "src/shop/base.py": "class Repository:\n    def save(self, item):\n        return item\n",
+    "src/shop/carts.py": ("from shop.base import Repository\n\n\nclass Carts(Repository):\n"
+                          "    def total(self):\n        return 0\n\n\nStore = Carts\n"),
 })
 
 
@@ -58,6 +61,17 @@ def test_a_module_level_variable_is_a_definition_too(shop: Path) -> None:
     refs = json.loads(run(shop, "symbols", "CART_LIMIT", "--refs", "--json").stdout)
     assert [r["location"] for r in refs["references"]] == [
         "src/shop/limits.py:6", "src/shop/limits.py:7"]
+
+
+def test_a_method_a_class_inherits_is_found_where_it_is_defined(shop: Path) -> None:
+    proc = run(shop, "symbols", "Store.save")  # an alias of Carts, which derives from Repository
+    assert (proc.returncode, proc.stdout) == (0, "src/shop/base.py:2: method Repository.save\n")
+    data = json.loads(run(shop, "symbols", "Carts.save", "--json").stdout)
+    assert [(d["location"], d["via"]) for d in data["definitions"]] == [
+        ("src/shop/base.py:2", ["Carts", "Repository"])]
+    own = json.loads(run(shop, "symbols", "Carts.total", "--json").stdout)["definitions"]
+    assert [(d["location"], "via" in d) for d in own] == [("src/shop/carts.py:5", False)]
+    assert run(shop, "symbols", "Carts.missing").returncode == 1
 
 
 def test_outline_from_a_subfolder_sees_an_unsaved_edit(shop: Path) -> None:

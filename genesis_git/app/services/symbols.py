@@ -51,11 +51,13 @@ class Symbols:
 
         if not name.strip():
             raise UsageError("empty name", hint="name a class, function, method or table")
+        from genesis_git.search.inherit import ancestors
         from genesis_git.search.symbols import assignments
 
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
-                                                           set(index.by_path)))
+                                                           set(index.by_path)),
+                               lambda owner: ancestors(ctx.repo.root, owner))
         out: dict[str, Any] = {"name": name.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
         if refs:

@@ -1,0 +1,217 @@
+"""A class's ancestors, read from the working tree: ``Matrix.det`` is ``MatrixBase.det``.
+
+An agent writes a method as it sees it called: ``Flask.route``, ``Matrix.det``.  The
+method is often defined by a class the named one derives from (``Scaffold.route``), or
+the name is an alias (``Matrix = MutableDenseMatrix``).  :func:`ancestors` follows
+both, level by level, with one ``git grep`` per level (of fixed strings) for the class statements and
+module-level aliases of that level's names in the code of the working tree (tracked
+files and untracked ones that are not ignored; tests and docs left out, whose
+``MutableDenseMatrix = Matrix`` says the reverse).  Only :func:`ancestors` touches git;
+:func:`bases` and :func:`alias_targets` read one statement.
+
+The class statements understood: Python's ``class A(B, mod.C, Generic[T],
+metaclass=M):``, ``class A extends B implements C {`` (JavaScript, TypeScript, Java,
+PHP), Ruby's ``class A < B`` and ``class A : public B, C`` (C++, C#, Kotlin, Swift).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from genesis_git.git.repo import run_git
+from genesis_git.index.classify import is_test_path
+from genesis_git.search.textlines import grep_records, is_code
+
+LEVELS = 8  # how many generations up
+MAX_NAMES = 64  # names looked at in all
+HEADER_LINES = 20  # a class statement over more lines than this is cut there
+
+_NAME = re.compile(r"[A-Za-z_]\w*\Z")
+_HEAD = re.compile(r"^[ \t]*(?:(?:export|default|public|private|protected|internal|abstract|"
+                   r"final|sealed|open|data|static)[ \t]+)*class[ \t]+([A-Za-z_]\w*)")
+_ALIAS = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
+                    r"((?:[A-Za-z_][\w.]*[ \t]*=[ \t]*)*[A-Za-z_][\w.]*)[ \t]*(?:#.*)?$")
+_QUALIFIERS = {"public", "private", "protected", "virtual", "internal"}
+
+
+def bases(header: str) -> list[str]:
+    """The names ``header`` (a class statement, from ``class`` on, over one or more lines)
+    derives from, each without its module (``mod.C`` is ``C``), in order; ``[]`` for a
+    class that names none."""
+    m = _HEAD.match(header)
+    if m is None:
+        return []
+    rest = header[m.end():].lstrip()
+    if rest.startswith("["):  # class A[T](B): Python's type parameters
+        rest = rest[_close(rest, "[", "]") + 1:].lstrip()
+    if rest.startswith("("):
+        inner = re.sub(r"#[^\n]*", "", rest[1:_close(rest, "(", ")")])  # comments out
+        return _names(p for p in _split_top(inner) if "=" not in p)
+    if rest.startswith("<") and not rest.startswith("<<"):  # Ruby
+        return _names([rest[1:].split(";")[0]])
+    if rest.startswith("<"):
+        return []
+    words = re.split(r"\b(extends|implements)\b", rest.split("{")[0])
+    if len(words) > 1:
+        return _names(p for w in words[2::2] for p in _split_top(w))
+    if rest.startswith(":"):
+        return _names(_split_top(rest[1:].split("{")[0]))
+    return []
+
+
+def alias_targets(line: str) -> tuple[str, list[str]] | None:
+    """``(name, [the names it is made equal to])`` for a module-level alias (``Matrix =
+    MutableMatrix = MutableDenseMatrix``, ``Row: TypeAlias = Record``); ``None`` for any
+    other line (a call, a literal, an indented one)."""
+    m = _ALIAS.match(line.rstrip("\r"))
+    if m is None:
+        return None
+    return m.group(1), _names(m.group(2).split("="))
+
+
+def ancestors(root: Path, name: str) -> list[str]:
+    """The classes ``name`` derives from (or is an alias of), in Python's method resolution
+    order where it has one (:func:`linearize`), else nearest first; read by a walk up the
+    class statements and aliases of the working tree's code, at most :data:`LEVELS` levels
+    and :data:`MAX_NAMES` names.  ``[]`` when git finds none."""
+    if not _NAME.match(name):
+        return []
+    parents: dict[str, list[str]] = {}
+    seen = {name}
+    nearest: list[str] = []
+    level = [name]
+    for _ in range(LEVELS):
+        found = _parents(root, level)
+        parents.update(found)
+        level = []
+        for child in sorted(found, key=lambda n: (n not in seen, n)):
+            for parent in found[child]:
+                if parent not in seen and len(seen) < MAX_NAMES:
+                    seen.add(parent)
+                    nearest.append(parent)
+                    level.append(parent)
+        if not level:
+            break
+    order = linearize(name, {k: [p for p in v if p in seen] for k, v in parents.items()})
+    return order[1:] if order is not None else nearest
+
+
+def linearize(name: str, parents: dict[str, list[str]]) -> list[str] | None:
+    """``name`` and its ancestors in the order Python looks a method up (the C3
+    linearization of ``parents``); ``None`` when they have none (a cycle, or an order C3
+    cannot keep)."""
+    memo: dict[str, list[str] | None] = {}
+
+    def walk(n: str, path: frozenset[str]) -> list[str] | None:
+        if n in memo:
+            return memo[n]
+        if n in path:
+            return None
+        lines = [walk(p, path | {n}) for p in parents.get(n, [])]
+        if any(x is None for x in lines):
+            return None
+        seqs = [list(x) for x in lines if x] + [list(parents.get(n, []))]
+        out = [n]
+        while any(seqs):
+            seqs = [q for q in seqs if q]
+            head = next((q[0] for q in seqs if not any(q[0] in r[1:] for r in seqs)), None)
+            if head is None:
+                memo[n] = None
+                return None
+            out.append(head)
+            seqs = [q[1:] if q[0] == head else q for q in seqs]
+        memo[n] = out
+        return out
+
+    return walk(name, frozenset())
+
+
+def _parents(root: Path, names: list[str]) -> dict[str, list[str]]:
+    """Each of ``names`` with the names its class statements and aliases give, in the order
+    of the files (git's) and their lines."""
+    patterns = [arg for n in names for form in (f"class {n}", f"{n} =", f"{n}=", f"{n}:")
+                for arg in ("-e", form)]  # fixed strings: git finds them fast; read below
+    res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-I", "-F", "--untracked",
+                   "--no-color", *patterns], cwd=root, check=False)
+    out: dict[str, list[str]] = {}
+    if res.returncode != 0:  # 1: nothing found; anything else: no answer here either
+        return out
+    wanted = set(names)
+    for raw, number, text in grep_records(res.stdout):
+        path = raw.decode("utf-8", errors="surrogateescape")
+        if number is None or not is_code(path) or is_test_path(path):
+            continue
+        line = text.decode("utf-8", errors="replace")
+        alias = alias_targets(line)
+        if alias is not None and alias[0] in wanted:
+            child, parents = alias
+        else:
+            head = _HEAD.match(line)
+            if head is None or head.group(1) not in wanted:
+                continue
+            child, parents = head.group(1), bases(_statement(root / path, int(number), line))
+        listed = out.setdefault(child, [])
+        listed += [p for p in parents if p not in listed and p != child]
+    return out
+
+
+def _statement(path: Path, number: int, line: str) -> str:
+    """The class statement that starts at ``line`` (line ``number`` of ``path``), with the
+    lines that follow it while a bracket it opened is still open."""
+    if _open(line) <= 0:
+        return line
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()[number - 1:number - 1 + HEADER_LINES]
+    except OSError:
+        return line
+    text = ""
+    for piece in lines:
+        text += piece + "\n"
+        if _open(text) <= 0:
+            break
+    return text
+
+
+def _open(text: str) -> int:
+    return sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+
+
+def _close(text: str, opening: str, closing: str) -> int:
+    """Where the bracket that opens ``text`` closes (the end of ``text`` if it does not)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == opening) - (ch == closing)
+        if depth == 0:
+            return i
+    return len(text)
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` cut at the commas outside brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([<{":
+            depth += 1
+        elif ch in ")]>}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
+def _names(parts: Iterable[str]) -> list[str]:
+    """The class name of each part (``mod.C`` → ``C``, ``Generic[T]`` → ``Generic``,
+    ``public B`` → ``B``), without a part that names none."""
+    out: list[str] = []
+    for part in parts:
+        words = [w for w in re.split(r"[ \t\n]+", part.split("[")[0].split("<")[0].strip())
+                 if w and w not in _QUALIFIERS]
+        name = words[-1].rsplit(".", 1)[-1].rsplit("::", 1)[-1] if words else ""
+        if _NAME.match(name) and name not in out:
+            out.append(name)
+    return out

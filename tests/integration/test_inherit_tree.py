@@ -1,0 +1,29 @@
+"""A class's ancestors, read from a real working tree by git: tests and docs left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from genesis_git.search.inherit import ancestors
+
+from helpers import make_repo, write
+
+
+def test_ancestors_from_the_working_tree(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {
+        "pkg/base.py": "class Scaffold:\n    def route(self):\n        pass\n",
+        "pkg/app.py": ("from pkg.base import Scaffold\n\n\nclass App(\n    Scaffold,\n"
+                       "):\n    pass\n\n\nclass Flask(App, metaclass=Meta):\n    pass\n\n"
+                       "Application = Flask\n"),
+        "tests/test_app.py": "class Scaffold(Flask):  # a test's own, the reverse way\n"
+                             "    pass\nApp = Application\n",
+        "docs/api.md": "    class Flask(Documented):\n",
+    })
+    assert ancestors(root, "Application") == ["Flask", "App", "Scaffold"]
+    assert ancestors(root, "Scaffold") == []
+    assert ancestors(root, "Nothing") == []
+    assert ancestors(root, "not a name") == []
+    write(root, "pkg/extra.py", "from pkg.app import Flask\n\n\nclass Quart(Flask):\n    pass\n")
+    assert ancestors(root, "Quart") == ["Flask", "App", "Scaffold"]  # untracked counts
+    write(root, "pkg/loop.py", "class Scaffold(Application):\n    pass\n")  # a cycle
+    assert ancestors(root, "Flask") == ["App", "Scaffold", "Application"]  # nearest first
