@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -81,7 +81,8 @@ class Arranged(NamedTuple):
 
 def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
             written: str, *, defined_only: bool = False, want: int = 10,
-            lines: LinesOf | None = None) -> Arranged:
+            lines: LinesOf | None = None,
+            ancestors: Callable[[str], list[str]] | None = None) -> Arranged:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
     :func:`~genesis_git.search.identifiers.identifier_of` gives it), and each looked-at
     row's tier (see the module).  With ``defined_only`` (a plain word,
@@ -92,7 +93,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     of the candidates hold the name as written, more files are looked at (:func:`_widen`).
 
     A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
-    qualifier too first, then the chunks the chunker made of a definition (``def echo``)
+    qualifier too first (when none does, those of the nearest of ``ancestors(Context)``
+    that has one: ``Matrix.det`` puts ``MatrixBase.det`` first), then the chunks the chunker made of a definition (``def echo``)
     before a definition found in a text (a code sample of the docs), and a top-level one
     (``def diff``, ``known_functions = {``) before one in a method (``Poly.diff``,
     ``self.known_functions = …``); at most
@@ -144,6 +146,9 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
                                        declared, defined_only)
     for r, top in in_code.items():
         declared.setdefault(r, top)
+    if _qualifier(written) and not qualified and ancestors is not None:
+        qualified = _inherited(conn, idx, [r for r in candidates if tiers[r] == DEFINITION],
+                               ancestors(_qualifier(written)[0]))
     on_lines = score if token is None else None  # the name's lines, once git has read them
     if (lines is not None and token is not None and not defined_only
             and not any(r in chunked or declared.get(r) for r in tiers
@@ -298,6 +303,20 @@ def _read(conn: sqlite3.Connection, idx: SessionIndex, places: Iterable[tuple[in
     for blob_id, ord_ in places:
         wanted.setdefault(blob_id, set()).add(ord_)
     return texts_at(conn, wanted, idx.texts) if wanted else {}
+
+
+def _inherited(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int],
+               ancestors: list[str]) -> set[int]:
+    """The rows of ``rows`` (definitions) in the nearest of ``ancestors`` that has one: a
+    method's chunk, or the chunk of a class that holds the method."""
+    ids = {_chunk_id(idx, r): r for r in rows}
+    owner = {ids[d[0]]: symbol_parts(d[6])[-1:] if d[7] == "class" else symbol_parts(d[6])[-2:-1]
+             for d in chunk_details(conn, sorted(ids))}
+    for ancestor in ancestors:
+        found = {r for r, parts in owner.items() if parts == [ancestor]}
+        if found:
+            return found
+    return set()
 
 
 def _qualifier(written: str) -> list[str]:

@@ -35,6 +35,9 @@ FILES = {
         + "    return f'<div>{title}</div>'\n\n\n"
         "class Widget:\n    def render(self):\n        return 'widget'\n\n\n"
         "class Banner:\n    def render(self):\n        return 'banner'\n"),
+    "src/shop/cards.py": ("from shop.widgets import Widget\n\n\nclass Card(Widget):\n"
+                          "    pass\n\n\nclass HeroCard(Card):\n    def title(self):\n"
+                          "        return 'hero'\n"),
     "src/shop/config.py": (
         "DEFAULTS = {\n    \"DEBUG\": False,\n    \"SHOP_COOKIE_PARTITIONED\": False,\n"
         "    \"SHOP_NAME\": 'shop',\n}\n"),
@@ -178,6 +181,21 @@ def test_a_qualified_name_puts_its_own_class_first(shop: Path) -> None:
     assert hits[0][:2] == ("src/shop/widgets.py", "Banner"), hits  # a small class is one chunk
     hits = run("`Widget.render()`", k=3)
     assert hits[0][:2] == ("src/shop/widgets.py", "Widget"), hits
+
+
+def test_a_method_the_class_inherits_puts_the_class_that_defines_it_first(shop: Path) -> None:
+    # HeroCard derives from Card, Card from Widget: Widget.render before the top-level
+    # render() of output.py (a top-level definition leads when no class is named)
+    assert run("render", k=3)[0][:2] == ("src/shop/output.py", "render")
+    hits = run("HeroCard.render", k=3)
+    assert hits[0][:2] == ("src/shop/widgets.py", "Widget"), hits
+    assert run("HeroCard.title", k=3)[0][:2] == ("src/shop/cards.py", "HeroCard")  # its own
+    with Genesis() as g:  # one process, as a warm server: an edit of a base is seen
+        first = g.search.run("HeroCard.render", g.search.options(k=1)).hits[0]
+        (shop / "src/shop/cards.py").write_text(
+            (shop / "src/shop/cards.py").read_text().replace("Card(Widget)", "Card(Banner)"))
+        then = g.search.run("HeroCard.render", g.search.options(k=1)).hits[0]
+    assert (first.symbol, then.symbol) == ("Widget", "Banner")
 
 
 def test_type_code_keeps_code_that_is_also_an_api(shop: Path) -> None:
