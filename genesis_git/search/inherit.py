@@ -3,11 +3,13 @@
 An agent writes a method as it sees it called: ``Flask.route``, ``Matrix.det``.  The
 method is often defined by a class the named one derives from (``Scaffold.route``), or
 the name is an alias (``Matrix = MutableDenseMatrix``).  :func:`ancestors` follows
-both, level by level, with one ``git grep`` per level (of fixed strings) for the class statements and
-module-level aliases of that level's names in the code of the working tree (tracked
-files and untracked ones that are not ignored; tests and docs left out, whose
-``MutableDenseMatrix = Matrix`` says the reverse).  Only :func:`ancestors` touches git;
-:func:`bases` and :func:`alias_targets` read one statement.
+both, level by level, through the class statements of the working tree's code (one
+``git grep``) and the module-level aliases of the names that have none (one more per
+level that has such names, other than Python's built-in classes and the bases of
+:mod:`typing`, :mod:`abc` and :mod:`enum`): tracked files and untracked ones that are
+not ignored; tests and docs left out, whose ``MutableDenseMatrix = Matrix`` says the
+reverse.  Only :func:`ancestors` touches git; :func:`bases` and :func:`alias_targets`
+read one statement.
 
 The class statements understood: Python's ``class A(B, mod.C, Generic[T],
 metaclass=M):``, ``class A extends B implements C {`` (JavaScript, TypeScript, Java,
@@ -16,6 +18,7 @@ PHP), Ruby's ``class A < B`` and ``class A : public B, C`` (C++, C#, Kotlin, Swi
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,6 +37,10 @@ _HEAD = re.compile(r"^[ \t]*(?:(?:export|default|public|private|protected|intern
 _ALIAS = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
                     r"((?:[A-Za-z_][\w.]*[ \t]*=[ \t]*)*[A-Za-z_][\w.]*)[ \t]*(?:#.*)?$")
 _QUALIFIERS = {"public", "private", "protected", "virtual", "internal"}
+# a base that is no alias of the tree's: no git grep for it
+_NOT_ALIASES = frozenset(n for n in dir(builtins) if n[:1].isupper() or n == "object") | {
+    "ABC", "Enum", "Flag", "Generic", "IntEnum", "IntFlag", "NamedTuple", "Protocol",
+    "StrEnum", "TypedDict"}
 
 
 def bases(header: str) -> list[str]:
@@ -78,12 +85,13 @@ def ancestors(root: Path, name: str) -> list[str]:
     and :data:`MAX_NAMES` names.  ``[]`` when git finds none."""
     if not _NAME.match(name):
         return []
+    tree = _Tree(root)
     parents: dict[str, list[str]] = {}
     seen = {name}
     nearest: list[str] = []
     level = [name]
     for _ in range(LEVELS):
-        found = _parents(root, level)
+        found = tree.parents(level)
         parents.update(found)
         level = []
         for child in sorted(found, key=lambda n: (n not in seen, n)):
@@ -128,33 +136,56 @@ def linearize(name: str, parents: dict[str, list[str]]) -> list[str] | None:
     return walk(name, frozenset())
 
 
-def _parents(root: Path, names: list[str]) -> dict[str, list[str]]:
-    """Each of ``names`` with the names its class statements and aliases give, in the order
-    of the files (git's) and their lines."""
-    patterns = [arg for n in names for form in (f"class {n}", f"{n} =", f"{n}=", f"{n}:")
-                for arg in ("-e", form)]  # fixed strings: git finds them fast; read below
-    res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-I", "-F", "--untracked",
-                   "--no-color", *patterns], cwd=root, check=False)
-    out: dict[str, list[str]] = {}
-    if res.returncode != 0:  # 1: nothing found; anything else: no answer here either
+class _Tree:
+    """The class statements of the working tree's code, read by one ``git grep`` when first
+    asked (``class`` is on a few thousand lines of a tree like SymPy's), and the aliases of
+    the names no class statement defines, read by one more per level that has such names."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._classes: dict[str, list[tuple[str, int, str]]] | None = None
+
+    def parents(self, names: list[str]) -> dict[str, list[str]]:
+        """Each of ``names`` with the names its class statements (or, when it has none, its
+        aliases) give, in the order of the files (git's) and their lines."""
+        if self._classes is None:
+            self._classes = {}
+            for path, number, line in self._grep(["class ", "class\t"]):
+                head = _HEAD.match(line)
+                if head is not None:
+                    self._classes.setdefault(head.group(1), []).append((path, number, line))
+        out: dict[str, list[str]] = {}
+        for name in names:
+            for path, number, line in self._classes.get(name, []):
+                _add(out, name, bases(_statement(self.root / path, number, line)))
+        others = [n for n in names if n not in self._classes and n not in _NOT_ALIASES]
+        if others:
+            for _, _, line in self._grep([f"{n}{form}" for n in others
+                                          for form in (" =", "=", ":")]):
+                alias = alias_targets(line)
+                if alias is not None and alias[0] in others:
+                    _add(out, alias[0], alias[1])
         return out
-    wanted = set(names)
-    for raw, number, text in grep_records(res.stdout):
-        path = raw.decode("utf-8", errors="surrogateescape")
-        if number is None or not is_code(path) or is_test_path(path):
-            continue
-        line = text.decode("utf-8", errors="replace")
-        alias = alias_targets(line)
-        if alias is not None and alias[0] in wanted:
-            child, parents = alias
-        else:
-            head = _HEAD.match(line)
-            if head is None or head.group(1) not in wanted:
-                continue
-            child, parents = head.group(1), bases(_statement(root / path, int(number), line))
-        listed = out.setdefault(child, [])
-        listed += [p for p in parents if p not in listed and p != child]
-    return out
+
+    def _grep(self, strings: list[str]) -> list[tuple[str, int, str]]:
+        """``(path, line number, line)`` of the lines of code (not tests) that hold one of
+        ``strings``, fixed strings that git finds fast; ``[]`` when git finds none."""
+        res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-I", "-F", "--untracked",
+                       "--no-color", *(a for s in strings for a in ("-e", s))], cwd=self.root,
+                      check=False)
+        if res.returncode != 0:  # 1: nothing found; anything else: no answer here either
+            return []
+        out: list[tuple[str, int, str]] = []
+        for raw, number, text in grep_records(res.stdout):
+            path = raw.decode("utf-8", errors="surrogateescape")
+            if number is not None and is_code(path) and not is_test_path(path):
+                out.append((path, int(number), text.decode("utf-8", errors="replace")))
+        return out
+
+
+def _add(out: dict[str, list[str]], child: str, parents: list[str]) -> None:
+    listed = out.setdefault(child, [])
+    listed += [p for p in parents if p not in listed and p != child]
 
 
 def _statement(path: Path, number: int, line: str) -> str:

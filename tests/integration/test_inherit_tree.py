@@ -27,3 +27,20 @@ def test_ancestors_from_the_working_tree(tmp_path: Path) -> None:
     assert ancestors(root, "Quart") == ["Flask", "App", "Scaffold"]  # untracked counts
     write(root, "pkg/loop.py", "class Scaffold(Application):\n    pass\n")  # a cycle
     assert ancestors(root, "Flask") == ["App", "Scaffold", "Application"]  # nearest first
+
+
+def test_a_long_lived_caller_sees_a_base_change(tmp_path: Path) -> None:
+    from genesis_git.app.facade import Genesis
+
+    root = make_repo(tmp_path / "repo", {
+        "pkg/base.py": ("class Store:\n    def save(self):\n        pass\n\n\n"
+                        "class Archive:\n    def save(self):\n        pass\n"),
+        "pkg/carts.py": "from pkg.base import Store\n\n\nclass Carts(Store):\n    pass\n",
+    })
+    with Genesis(root) as g:  # as the MCP server keeps it: one object, calls after calls
+        first = g.symbols.lookup("Carts.save")["definitions"]
+        write(root, "pkg/carts.py", "from pkg.base import Archive\n\n\n"
+                                    "class Carts(Archive):\n    pass\n")
+        then = g.symbols.lookup("Carts.save")["definitions"]
+    assert [(d["name"], d["via"]) for d in first] == [("Store.save", ["Carts", "Store"])]
+    assert [(d["name"], d["via"]) for d in then] == [("Archive.save", ["Carts", "Archive"])]

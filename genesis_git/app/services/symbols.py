@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from genesis_git.app.workspace import Workspace
     from genesis_git.index.session import Context
     from genesis_git.search.symbols import SymbolIndex
@@ -22,6 +24,7 @@ class Symbols:
     def __init__(self, workspace: Workspace):
         self._ws = workspace
         self._kept: tuple[tuple[str, int, int], SymbolIndex] | None = None
+        self._ancestry: dict[str, list[str]] = {}  # a class's ancestors, while _kept holds
 
     def _index(self, refresh: bool) -> tuple[Context, str, SymbolIndex]:
         from genesis_git.impact import facts
@@ -36,6 +39,7 @@ class Symbols:
         if self._kept is not None and self._kept[0] == key:
             return ctx, sid, self._kept[1]
         self._kept = None
+        self._ancestry = {}
         rows = list(sessionmap.paths_and_blobs(conn, sid))
         loaded = facts.load(conn, [b for _, _, b in rows if b is not None])
         index = SymbolIndex({p: loaded.get(b) if b is not None else None for p, _, b in rows})
@@ -51,13 +55,12 @@ class Symbols:
 
         if not name.strip():
             raise UsageError("empty name", hint="name a class, function, method or table")
-        from genesis_git.search.inherit import ancestors
         from genesis_git.search.symbols import assignments
 
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
                                                            set(index.by_path)),
-                               lambda owner: ancestors(ctx.repo.root, owner))
+                               lambda owner: self._ancestors(ctx.repo.root, owner))
         out: dict[str, Any] = {"name": name.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
         if refs:
@@ -70,6 +73,13 @@ class Symbols:
             out["references"] = [
                 {**m.as_dict(), "location": f"{m.path}:{m.line}"} for m in found]
         return out
+
+    def _ancestors(self, root: Path, name: str) -> list[str]:
+        from genesis_git.search.inherit import ancestors
+
+        if name not in self._ancestry:
+            self._ancestry[name] = ancestors(root, name)
+        return self._ancestry[name]
 
     def outline(self, path: str, *, refresh: bool = True) -> dict[str, Any]:
         """The definitions of one file of the session, in line order."""
