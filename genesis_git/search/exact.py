@@ -148,7 +148,10 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
         declared.setdefault(r, top)
     if _qualifier(written) and not qualified and ancestors is not None:
         qualified = _inherited(conn, idx, [r for r in candidates if tiers[r] == DEFINITION],
-                               ancestors(_qualifier(written)[0]))
+                               ancestors(_qualifier(written)[0]), everywhere, name)
+        for r in qualified.difference(tiers):
+            candidates.append(r)
+            tiers[r] = DEFINITION
     on_lines = score if token is None else None  # the name's lines, once git has read them
     if (lines is not None and token is not None and not defined_only
             and not any(r in chunked or declared.get(r) for r in tiers
@@ -306,14 +309,24 @@ def _read(conn: sqlite3.Connection, idx: SessionIndex, places: Iterable[tuple[in
 
 
 def _inherited(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int],
-               ancestors: list[str]) -> set[int]:
+               ancestors: list[str], holds: np.ndarray, name: str) -> set[int]:
     """The rows of ``rows`` (definitions) in the nearest of ``ancestors`` that has one: a
-    method's chunk, or the chunk of a class that holds the method."""
+    method's chunk or the chunk of a class that holds the method; else, of the rows
+    ``holds``, a chunk of that class whose text defines ``name`` (``UsageError.show``: a
+    short class is one chunk, which may be no candidate)."""
     ids = {_chunk_id(idx, r): r for r in rows}
     owner = {ids[d[0]]: symbol_parts(d[6])[-1:] if d[7] == "class" else symbol_parts(d[6])[-2:-1]
              for d in chunk_details(conn, sorted(ids))}
     for ancestor in ancestors:
         found = {r for r, parts in owner.items() if parts == [ancestor]}
+        if found:
+            return found
+        held = {_chunk_id(idx, r): r for r in _defining(conn, idx, holds, ancestor)
+                if r not in owner}
+        places = {held[d[0]]: (d[1], d[2]) for d in chunk_details(conn, sorted(held))}
+        texts = _read(conn, idx, places.values())
+        found = {r for r, at in places.items() if _text_tier(
+            texts.get(at, ""), name, is_python(idx.row_path(r))) == DEFINITION}
         if found:
             return found
     return set()

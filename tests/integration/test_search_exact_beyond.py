@@ -1,7 +1,8 @@
 """Exact-name search, at its edges (real repository, real session index, real command line):
 a definition put first although it made none of the cut lists (its chunk is long, and a
 hundred short notes say the name more often) scores the fusion of the ranks it really had,
-and ``--explain`` shows them; a dotted name shows the line that says it whole."""
+and ``--explain`` shows them; a dotted name shows the line that says it whole; an inherited
+method in the one chunk of a short class far down the lists still leads."""
 
 from __future__ import annotations
 
@@ -24,6 +25,15 @@ FILES = {
     **{f"docs/apply_coupon_{i}.md": (f"# apply_coupon {i}\n\n"
                                      + f"Call `apply_coupon` for case {i}: apply_coupon.\n" * 3)
        for i in range(130)},
+    "src/shop/notices.py": (
+        "class Notice:\n    \"\"\"A message for the customer.\"\"\"\n\n"
+        + "".join(f"    level_{i} = {i}\n" for i in range(40))
+        + "\n    def show(self, out):\n        out.write(self.text)\n"),
+    "src/shop/alerts.py": "from shop.notices import Notice\n\n\nclass Alert(Notice):\n    pass\n",
+    "src/shop/banners.py": ("class Banner:\n    def show(self, alert):\n"
+                            "        return f'alert: {alert}'\n"),  # a show among the first
+    **{f"docs/alert_{i}.md": f"# Alert {i}\n\nTo show alert {i}, show the alert: show.\n"
+       for i in range(150)},
     "src/shop/editor.py": (
         "import os\n\n\nclass Editor:\n    def edit(self, env):\n"
         "        environ: dict[str, str] | None = None\n        if env:\n"
@@ -67,3 +77,12 @@ def test_a_dotted_name_shows_the_line_that_says_it_whole(shop: Path) -> None:
     out = subprocess.run([*genesis_cmd(), "search", "Editor.edit", "-k", "1"], cwd=shop,
                          capture_output=True, text=True, check=True).stdout
     assert out.rstrip().endswith("def edit(self, env):"), out  # the name's own definition
+
+
+def test_an_inherited_method_in_a_short_class_beyond_the_lists(shop: Path) -> None:
+    # Notice is one chunk (a short class), far down: 150 notes say alert and show more often
+    ctx = open_context()
+    res = search(ctx, ensure_session(ctx), "Alert.show", SearchOptions(k=3))
+    first = res.hits[0]
+    assert (first.path, first.symbol, first.breakdown["exact"]) == (
+        "src/shop/notices.py", "Notice", "definition"), res.hits
