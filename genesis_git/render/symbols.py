@@ -50,8 +50,10 @@ def grep_summary(data: dict[str, Any]) -> str:
 
 
 def definition_lines(definitions: list[dict[str, Any]], paint: Paint = no_paint) -> list[str]:
+    """``path:line: kind name``, and for an inherited method the class asked for."""
     return [f"{paint(d['path'], 'path')}:{paint(str(d['line']), 'line')}: {d['kind']} "
-            f"{_line(d['name'])}" for d in definitions]
+            f"{_line(d['name'])}" + (f" (inherited by {_line(d['via'][0])})" if d.get("via")
+                                     else "") for d in definitions]
 
 
 def symbol_lines(data: dict[str, Any], paint: Paint = no_paint) -> list[str]:

@@ -65,7 +65,8 @@ def test_a_module_level_variable_is_a_definition_too(shop: Path) -> None:
 
 def test_a_method_a_class_inherits_is_found_where_it_is_defined(shop: Path) -> None:
     proc = run(shop, "symbols", "Store.save")  # an alias of Carts, which derives from Repository
-    assert (proc.returncode, proc.stdout) == (0, "src/shop/base.py:2: method Repository.save\n")
+    assert (proc.returncode, proc.stdout) == (
+        0, "src/shop/base.py:2: method Repository.save (inherited by Store)\n")
     data = json.loads(run(shop, "symbols", "Carts.save", "--json").stdout)
     assert [(d["location"], d["via"]) for d in data["definitions"]] == [
         ("src/shop/base.py:2", ["Carts", "Repository"])]
