@@ -25,11 +25,13 @@ from pathlib import Path
 
 from genesis_git.git.repo import run_git
 from genesis_git.index.classify import is_test_path
+from genesis_git.kernel.gitrun import GitError
 from genesis_git.search.textlines import grep_records, is_code
 
 LEVELS = 8  # how many generations up
 MAX_NAMES = 64  # names looked at in all
 HEADER_LINES = 20  # a class statement over more lines than this is cut there
+GREP_SECONDS = 30.0  # a tree git cannot read in this time has no ancestors to give
 
 _NAME = re.compile(r"[A-Za-z_]\w*\Z")
 _HEAD = re.compile(r"^[ \t]*(?:(?:export|default|public|private|protected|internal|abstract|"
@@ -170,9 +172,12 @@ class _Tree:
     def _grep(self, strings: list[str]) -> list[tuple[str, int, str]]:
         """``(path, line number, line)`` of the lines of code (not tests) that hold one of
         ``strings``, fixed strings that git finds fast; ``[]`` when git finds none."""
-        res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-I", "-F", "--untracked",
-                       "--no-color", *(a for s in strings for a in ("-e", s))], cwd=self.root,
-                      check=False)
+        try:
+            res = run_git(["-c", "grep.column=false", "grep", "-n", "-z", "-I", "-F",
+                           "--untracked", "--no-color", *(a for s in strings for a in ("-e", s))],
+                          cwd=self.root, check=False, timeout=GREP_SECONDS)
+        except GitError:  # git could not start, or gave no answer in time: no ancestors
+            return []
         if res.returncode != 0:  # 1: nothing found; anything else: no answer here either
             return []
         out: list[tuple[str, int, str]] = []

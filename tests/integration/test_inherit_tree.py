@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from genesis_git.search import inherit
 from genesis_git.search.inherit import ancestors
 
 from helpers import make_repo, write
@@ -44,3 +47,13 @@ def test_a_long_lived_caller_sees_a_base_change(tmp_path: Path) -> None:
         then = g.symbols.lookup("Carts.save")["definitions"]
     assert [(d["name"], d["via"]) for d in first] == [("Store.save", ["Carts", "Store"])]
     assert [(d["name"], d["via"]) for d in then] == [("Archive.save", ["Carts", "Archive"])]
+
+
+def test_no_ancestors_where_git_gives_no_answer(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path / "repo", {"pkg/a.py": "class A(B):\n    pass\n\n\nclass B:\n"
+                                                     "    pass\n"})
+    assert ancestors(root, "A") == ["B"]
+    assert ancestors(tmp_path, "A") == []  # not a repository: git grep fails
+    monkeypatch.setattr(inherit, "GREP_SECONDS", 1e-9)  # git is killed: no answer in time
+    assert ancestors(root, "A") == []
