@@ -36,7 +36,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from genesis_git.app.facade import Genesis
 from genesis_git.index.classify import is_test_path
@@ -45,6 +45,7 @@ from genesis_git.search import SearchOptions, group_by_file, search
 from genesis_git.text.tokens import first_token
 
 Places = dict[str, list[tuple[str, int, int]]]
+T = TypeVar("T")
 
 
 def definitions(repo: Path) -> tuple[Places, Places]:
@@ -110,7 +111,7 @@ def plain(name: str) -> bool:
     return name.isascii() and name.isalnum() and name.islower()
 
 
-def sample(names: list[str], limit: int) -> list[str]:
+def sample(names: list[T], limit: int) -> list[T]:
     """At most ``limit`` of the sorted ``names``, evenly spaced (the same every run)."""
     if len(names) <= limit:
         return names

@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from exact_bench import sample  # beside this file
+
 from genesis_git.app.facade import Genesis
 from genesis_git.index.classify import is_test_path
 
@@ -113,13 +115,6 @@ def _name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Subscript):
         return _name(node.value)
     return None
-
-
-def sample(items: list[Any], limit: int) -> list[Any]:
-    if len(items) <= limit:
-        return items
-    step = len(items) / limit
-    return [items[int(i * step)] for i in range(limit)]
 
 
 def evaluate(repo: Path, limit: int) -> dict[str, Any]:
