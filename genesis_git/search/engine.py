@@ -8,7 +8,7 @@ here writes to the store; the caller refreshes the session first
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,6 +57,7 @@ from genesis_git.text.tokens import QueryTerm, tokenize
 
 if TYPE_CHECKING:
     from genesis_git.index.session import Context
+    from genesis_git.search.inherit import Lineage
 
 __all__ = ["analyse", "filter_mask", "search", "type_ok"]
 
@@ -170,7 +171,7 @@ def search(ctx: Context, session_id: str, query: str, opts: SearchOptions | None
     tiers: dict[int, str] = {}
     if written is not None and mode != "vector":  # definitions first
         order, tiers, _ = arrange(ctx.conn, idx, order, mask, written, defined_only=name is None,
-                                 want=opts.k, lines=_lines(ctx), ancestors=_ancestors(ctx, idx))
+                                 want=opts.k, lines=_lines(ctx), lineage=_lineage(ctx, idx))
         beyond = [row for row in order if row not in scores]  # it made none of the lists
         if beyond and mode == "hybrid":
             fused.update(ranks_beyond(_channels(lex, vec, mask), beyond, rrf_k))
@@ -210,15 +211,14 @@ def tokenless_name(query: str, mode: str) -> tuple[str, bool] | None:
     return written, name is None
 
 
-def _ancestors(ctx: Context, idx: SessionIndex) -> Callable[[str], list[str]]:
-    """A class's ancestors, kept with the session's index (a new index when a file changes)."""
-    def of(name: str) -> list[str]:
-        from genesis_git.search.inherit import ancestors
+def _lineage(ctx: Context, idx: SessionIndex) -> Lineage:
+    """The tree's class ancestry, kept with the session's index (a new one when a file
+    changes)."""
+    from genesis_git.search.inherit import Lineage
 
-        if name not in idx.ancestry:
-            idx.ancestry[name] = ancestors(ctx.repo.root, name)
-        return idx.ancestry[name]
-    return of
+    if not isinstance(idx.lineage, Lineage):
+        idx.lineage = Lineage(ctx.repo.root)
+    return idx.lineage
 
 
 def _lines(ctx: Context) -> LinesOf:

@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from genesis_git.index.classify import is_test_path
+from genesis_git.search.chunkrows import chunk_id, defining_rows, read_texts
 from genesis_git.search.identifiers import last_part, symbol_parts
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.termindex import bm25
@@ -55,9 +56,11 @@ from genesis_git.search.textlines import (
     line_scores,
     whole_word,
 )
-from genesis_git.search.texts import texts_at
-from genesis_git.store.blobs import chunk_details, definition_chunks
+from genesis_git.store.blobs import chunk_details
 from genesis_git.text.tokens import first_token
+
+if TYPE_CHECKING:
+    from genesis_git.search.inherit import Lineage
 
 CANDIDATES = 200
 DEFINITIONS_PER_FILE = 2
@@ -82,7 +85,7 @@ class Arranged(NamedTuple):
 def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], mask: np.ndarray,
             written: str, *, defined_only: bool = False, want: int = 10,
             lines: LinesOf | None = None,
-            ancestors: Callable[[str], list[str]] | None = None) -> Arranged:
+            lineage: Lineage | None = None) -> Arranged:
     """``rows`` (the fused order) rearranged for the identifier ``written`` (as
     :func:`~genesis_git.search.identifiers.identifier_of` gives it), and each looked-at
     row's tier (see the module).  With ``defined_only`` (a plain word,
@@ -93,8 +96,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     of the candidates hold the name as written, more files are looked at (:func:`_widen`).
 
     A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
-    qualifier too first (when none does, those of the nearest of ``ancestors(Context)``
-    that has one: ``Matrix.det`` puts ``MatrixBase.det`` first), then the chunks the chunker made of a definition (``def echo``)
+    qualifier too first (when none does, those of the nearest class ``Context`` inherits
+    the method from, :func:`_inherited`: ``Matrix.det`` puts ``MatrixBase.det`` first), then the chunks the chunker made of a definition (``def echo``)
     before a definition found in a text (a code sample of the docs), and a top-level one
     (``def diff``, ``known_functions = {``) before one in a method (``Poly.diff``,
     ``self.known_functions = …``); at most
@@ -125,7 +128,7 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
     holds = (score > 0) & mask
     if not holds.any():
         return Arranged(list(rows), {}, {})
-    chunked = _defining(conn, idx, holds, name)
+    chunked = defining_rows(conn, idx, holds, name)
     declared = {**{r: top for r, top in text_defs.items() if holds[r]}, **chunked}
     if defined_only and not declared:  # a plain word: a name if a module assigns it
         declared = _module_variable(conn, idx, [r for r in rows if holds[r]][:CANDIDATES], name)
@@ -146,9 +149,9 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
                                        declared, defined_only)
     for r, top in in_code.items():
         declared.setdefault(r, top)
-    if _qualifier(written) and not qualified and ancestors is not None:
+    if _qualifier(written) and not qualified and lineage is not None:
         qualified = _inherited(conn, idx, [r for r in candidates if tiers[r] == DEFINITION],
-                               ancestors(_qualifier(written)[0]), everywhere, name)
+                               lineage, _qualifier(written)[0], everywhere, name)
         for r in qualified.difference(tiers):
             candidates.append(r)
             tiers[r] = DEFINITION
@@ -216,28 +219,6 @@ def _module_variable(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int
     return found if 0 < len({idx.row_path(r) for r in found}) <= VARIABLE_FILES else {}
 
 
-def _defining(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray, name: str
-              ) -> dict[int, bool]:
-    """The rows among ``holds`` whose chunk is a function, class or method called ``name``,
-    each with whether it is top-level (``def diff``, not ``Poly.diff``).  ``echo`` is in
-    hundreds of chunks of a project that defines it: its definition may be far down the
-    fused order.  A class or function too long for one chunk is chunked in parts of the
-    same symbol: only the first part of a file (where ``class Symbol(`` is) is its
-    definition, the others are read as texts (:func:`_tiers`)."""
-    rows = np.flatnonzero(holds)
-    ids = idx.chunk_ids[idx.rows_chunk[rows]]
-    named = {cid: (symbol, len(parts)) for cid, symbol in
-             definition_chunks(conn, np.unique(ids).tolist(), name)
-             if (parts := symbol_parts(symbol))[-1:] == [name]}
-    first: dict[tuple[str, str], int] = {}  # a long class is chunked in parts: its first
-    for r, cid in zip(rows.tolist(), ids.tolist(), strict=True):
-        if cid in named:
-            key = (idx.row_path(r), named[cid][0])
-            if key not in first or idx.row_start(r) < idx.row_start(first[key]):
-                first[key] = r
-    return {r: named[_chunk_id(idx, r)][1] == 1 for r in first.values()}
-
-
 def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarray,
            score: np.ndarray, on_lines: np.ndarray | None, candidates: list[int],
            tiers: Mapping[int, str], want: int) -> dict[int, str]:
@@ -295,41 +276,34 @@ def _widen(idx: SessionIndex, lines: LinesOf | None, name: str, holds: np.ndarra
     return {r: NAME for group in groups.values() for r in group}
 
 
-def _chunk_id(idx: SessionIndex, row: int) -> int:
-    return int(idx.chunk_ids[int(idx.rows_chunk[row])])
-
-
-def _read(conn: sqlite3.Connection, idx: SessionIndex, places: Iterable[tuple[int, int]]
-          ) -> dict[tuple[int, int], str]:
-    """The texts of the chunks ``(blob id, ord)`` of ``places``, through the index's memo."""
-    wanted: dict[int, set[int]] = {}
-    for blob_id, ord_ in places:
-        wanted.setdefault(blob_id, set()).add(ord_)
-    return texts_at(conn, wanted, idx.texts) if wanted else {}
-
-
-def _inherited(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int],
-               ancestors: list[str], holds: np.ndarray, name: str) -> set[int]:
-    """The rows of ``rows`` (definitions) in the nearest of ``ancestors`` that has one: a
-    method's chunk or the chunk of a class that holds the method; else, of the rows
-    ``holds``, a chunk of that class whose text defines ``name`` (``UsageError.show``: a
-    short class is one chunk, which may be no candidate)."""
-    ids = {_chunk_id(idx, r): r for r in rows}
-    owner = {ids[d[0]]: symbol_parts(d[6])[-1:] if d[7] == "class" else symbol_parts(d[6])[-2:-1]
-             for d in chunk_details(conn, sorted(ids))}
-    for ancestor in ancestors:
+def _inherited(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], lineage: Lineage,
+               written: str, holds: np.ndarray, name: str) -> set[int]:
+    """The rows of ``rows`` (definitions) in the nearest class ``written`` inherits ``name``
+    from: a method's chunk or the chunk of a class that holds the method; else, of the
+    rows ``holds``, a chunk of that class whose text defines ``name`` (``UsageError.show``:
+    a short class is one chunk, which may be no candidate).  A class that only declares
+    it for type checkers (:meth:`~genesis_git.search.inherit.Lineage.runs`) gives way to
+    the next, unless no class has more."""
+    ids = {chunk_id(idx, r): r for r in rows}
+    details = {ids[d[0]]: d for d in chunk_details(conn, sorted(ids))}
+    owner = {r: parts[-1:] if d[7] == "class" else parts[-2:-1] if parts[-1:] == [name] else []
+             for r, d in details.items() if (parts := symbol_parts(d[6]))}  # a method's own
+    fallback: set[int] = set()
+    for ancestor in lineage.ancestors(written):
         found = {r for r, parts in owner.items() if parts == [ancestor]}
-        if found:
-            return found
-        held = {_chunk_id(idx, r): r for r in _defining(conn, idx, holds, ancestor)
-                if r not in owner}
-        places = {held[d[0]]: (d[1], d[2]) for d in chunk_details(conn, sorted(held))}
-        texts = _read(conn, idx, places.values())
-        found = {r for r, at in places.items() if _text_tier(
-            texts.get(at, ""), name, is_python(idx.row_path(r))) == DEFINITION}
-        if found:
-            return found
-    return set()
+        if not found:
+            held = {chunk_id(idx, r): r for r in defining_rows(conn, idx, holds, ancestor)
+                    if r not in owner}
+            details.update({held[d[0]]: d for d in chunk_details(conn, sorted(held))})
+            texts = read_texts(conn, idx, (details[r][1:3] for r in held.values()))
+            found = {r for r in held.values() if _text_tier(texts.get(details[r][1:3], ""), name,
+                                                           is_python(idx.row_path(r))) == DEFINITION}
+        running = {r for r in found
+                   if lineage.runs(idx.row_path(r), details[r][3], details[r][4], name)}
+        if running:
+            return running
+        fallback = fallback or found
+    return fallback
 
 
 def _qualifier(written: str) -> list[str]:
@@ -343,9 +317,9 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     """The tier of each of ``rows``, the rows of the qualifier's class, and the rows of
     source code whose text defines ``name``, each with whether at the top level
     (``known_functions = {``, not a method's ``self.known_functions = …``); ``declared``
-    are the rows whose chunk defines ``name`` (:func:`_defining`).  With ``chunks_only``,
+    are the rows whose chunk defines ``name`` (:func:`~genesis_git.search.chunkrows.defining_rows`).  With ``chunks_only``,
     a text that defines ``name`` (``name = …``) is of the name tier."""
-    ids = [_chunk_id(idx, r) for r in rows]
+    ids = [chunk_id(idx, r) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}
     out: dict[int, str] = {}
@@ -365,7 +339,7 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
             to_read.append((row, blob_id, ord_, symbol))
         else:
             out[row] = TOKEN
-    texts = _read(conn, idx, ((blob_id, ord_) for _, blob_id, ord_, _ in to_read))
+    texts = read_texts(conn, idx, ((blob_id, ord_) for _, blob_id, ord_, _ in to_read))
     in_code: dict[int, bool] = {}
     for row, blob_id, ord_, symbol in to_read:
         text = texts.get((blob_id, ord_))

@@ -38,6 +38,8 @@ _HEAD = re.compile(r"^[ \t]*(?:(?:export|default|public|private|protected|intern
                    r"final|sealed|open|data|static)[ \t]+)*class[ \t]+([A-Za-z_]\w*)")
 _ALIAS = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
                     r"((?:[A-Za-z_][\w.]*[ \t]*=[ \t]*)*[A-Za-z_][\w.]*)[ \t]*(?:#.*)?$")
+_FUNCTION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")  # what holds a nested function
+_TYPE_CHECKING = re.compile(r"[ \t]*if[ \t]+(?:[A-Za-z_]\w*\.)?TYPE_CHECKING[ \t]*:")
 _QUALIFIERS = {"public", "private", "protected", "virtual", "internal"}
 # a base that is no alias of the tree's: no git grep for it
 _NOT_ALIASES = frozenset(n for n in dir(builtins) if n[:1].isupper() or n == "object") | {
@@ -106,6 +108,76 @@ def ancestors(root: Path, name: str) -> list[str]:
             break
     order = linearize(name, {k: [p for p in v if p in seen] for k, v in parents.items()})
     return order[1:] if order is not None else nearest
+
+
+class Lineage:
+    """The ancestry of a working tree's classes, kept by a caller while its files do not
+    change (search with the session's index, ``genesis symbols`` with its definitions)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._ancestors: dict[str, list[str]] = {}
+        self._lines: dict[str, list[str]] = {}
+
+    def ancestors(self, name: str) -> list[str]:
+        """:func:`ancestors` of ``name``, read once."""
+        if name not in self._ancestors:
+            self._ancestors[name] = ancestors(self.root, name)
+        return self._ancestors[name]
+
+    def runs(self, path: str, start: int, end: int, name: str) -> bool:
+        """Whether lines ``start``–``end`` of ``path`` define the method ``name`` when the
+        code runs: a ``def`` of it that is neither one of the declarations under ``if
+        TYPE_CHECKING:`` that type checkers read (SymPy's ``Expr`` declares ``evalf``
+        there, ``EvalfMixin`` defines it) nor a function nested in another (``has`` in
+        ``Expr.as_independent``).  ``True`` where no ``def`` of ``name`` is seen (another
+        language, or a file that changed)."""
+        lines, pattern = self._file(path), _def_of(name)
+        seen = [i for i in range(max(0, start - 1), min(len(lines), max(start, end)))
+                if pattern.match(lines[i])]
+        outer = [_enclosing(lines, i) for i in seen]
+        return not seen or any(
+            _TYPE_CHECKING.match(o) is None and _FUNCTION.match(o) is None for o in outer)
+
+    def nested(self, path: str, line: int, name: str) -> bool:
+        """Whether the ``def`` of ``name`` at ``line`` of ``path`` (or below its decorators)
+        is a function inside another, which the index may list as a method."""
+        lines, pattern = self._file(path), _def_of(name)
+        for i in range(max(0, line - 1), min(len(lines), line - 1 + HEADER_LINES)):
+            if pattern.match(lines[i]):
+                return _FUNCTION.match(_enclosing(lines, i)) is not None
+        return False
+
+    def _file(self, path: str) -> list[str]:
+        if path not in self._lines:
+            try:
+                text = (self.root / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            self._lines[path] = text.splitlines()
+        return self._lines[path]
+
+
+def _def_of(name: str) -> re.Pattern[str]:
+    return re.compile(rf"[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b")
+
+
+def type_checking_only(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` (a definition or its decorator) lies in the body of an ``if
+    TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): the nearest line above it that is
+    indented less, comments and blank lines aside, is that ``if``."""
+    return 0 <= index < len(lines) and _TYPE_CHECKING.match(_enclosing(lines, index)) is not None
+
+
+def _enclosing(lines: list[str], index: int) -> str:
+    """The nearest line above ``lines[index]`` that is indented less, comments and blank
+    lines aside (``""`` at the top level)."""
+    own = len(lines[index]) - len(lines[index].lstrip())
+    for above in reversed(lines[:index]):
+        stripped = above.strip()
+        if stripped and not stripped.startswith("#") and len(above) - len(above.lstrip()) < own:
+            return above
+    return ""
 
 
 def linearize(name: str, parents: dict[str, list[str]]) -> list[str] | None:

@@ -94,7 +94,7 @@ class SessionIndex:
     _starts: np.ndarray | None = field(default=None, repr=False)
     _file_norm: np.ndarray | None = field(default=None, repr=False)
     texts: TextMemo = field(default_factory=TextMemo, repr=False)  # chunk texts read lately
-    ancestry: dict[str, list[str]] = field(default_factory=dict, repr=False)  # class -> ancestors
+    lineage: object = field(default=None, repr=False)  # the tree's class ancestry, once asked
 
     @property
     def n_rows(self) -> int:

@@ -31,6 +31,7 @@ from genesis_git.search.grep import GrepMatch, grep
 
 if TYPE_CHECKING:
     from genesis_git.index.facts import BlobFacts
+    from genesis_git.search.inherit import Lineage
     from genesis_git.search.session_index import SessionIndex
 
 
@@ -91,12 +92,12 @@ class SymbolIndex:
                 self.by_lower.setdefault(tail.lower(), []).append(d)
 
     def define(self, name: str, variables: Callable[[str], list[Definition]] | None = None,
-               ancestors: Callable[[str], list[str]] | None = None) -> list[Definition]:
+               lineage: Lineage | None = None) -> list[Definition]:
         """The definitions of ``name`` (``Class.method`` narrows to that class); when no
         class, function, method or table has that name as written, the module-level
         ``variables(name)`` of that name, and only then those of any case.  A method that
-        ``Class`` does not define is looked for in ``ancestors(Class)``
-        (:func:`~genesis_git.search.inherit.ancestors`), nearest first: ``Matrix.det`` is
+        ``Class`` does not define is looked for in the classes it derives from
+        (:class:`~genesis_git.search.inherit.Lineage`), nearest first: ``Matrix.det`` is
         ``MatrixBase.det``, ``via`` ``Matrix``."""
         name = name.strip()
         tail = name.rsplit(".", 1)[-1]
@@ -108,8 +109,10 @@ class SymbolIndex:
         found = found or self.by_lower.get(tail.lower(), [])
         if "." in name:
             dotted = [d for d in found if d.name == name or d.name.endswith("." + name)]
-            if not dotted and ancestors is not None and found:
-                dotted = _inherited(found, name, ancestors)
+            if lineage is not None:  # a function nested in a method is no method of its class
+                dotted = [d for d in dotted if not lineage.nested(d.path, d.line, tail)]
+                if not dotted and found:
+                    dotted = _inherited(found, name, lineage)
             lowered = name.lower()
             found = dotted or [d for d in found if d.name.lower() == lowered
                                or d.name.lower().endswith("." + lowered)]
@@ -156,18 +159,23 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
     return sorted(out, key=_definition_rank)
 
 
-def _inherited(found: list[Definition], name: str, ancestors: Callable[[str], list[str]]
-               ) -> list[Definition]:
-    """The definitions among ``found`` (those of the method's name) of the nearest ancestor
-    of ``name``'s class that has one, each with its ``via``."""
+def _inherited(found: list[Definition], name: str, lineage: Lineage) -> list[Definition]:
+    """The definitions among ``found`` (those of the method's name) of the nearest class
+    ``name``'s class derives from that has one, each with its ``via``; a class that only
+    declares it for type checkers (:meth:`~genesis_git.search.inherit.Lineage.runs`) gives
+    way to the next, unless no class has more."""
     written, _, method = name.rpartition(".")
     owner = written.rsplit(".", 1)[-1]
-    for ancestor in ancestors(owner):
-        own = [d for d in found if d.name.rpartition(".")[0].rsplit(".", 1)[-1] == ancestor
+    fallback: list[Definition] = []
+    for ancestor in lineage.ancestors(owner):
+        own = [replace(d, via=(owner, ancestor)) for d in found
+               if d.name.rpartition(".")[0].rsplit(".", 1)[-1] == ancestor
                and d.name.endswith("." + method)]
-        if own:
-            return [replace(d, via=(owner, ancestor)) for d in own]
-    return []
+        running = [d for d in own if lineage.runs(d.path, d.line, d.end_line, method)]
+        if running:
+            return running
+        fallback = fallback or own
+    return fallback
 
 
 WINDOW_LINES = 10  # a chunk cut from a longer one has at least this many lines

@@ -57,3 +57,34 @@ def test_no_ancestors_where_git_gives_no_answer(tmp_path: Path,
     assert ancestors(tmp_path, "A") == []  # not a repository: git grep fails
     monkeypatch.setattr(inherit, "GREP_SECONDS", 1e-9)  # git is killed: no answer in time
     assert ancestors(root, "A") == []
+
+
+def test_a_declaration_for_type_checkers_gives_way_to_the_method_that_runs(
+        tmp_path: Path) -> None:
+    from genesis_git.app.facade import Genesis
+    from genesis_git.index.session import ensure_session, open_context
+    from genesis_git.search import SearchOptions, search
+
+    root = make_repo(tmp_path / "repo", {
+        "pkg/base.py": ("class Base:\n    def evalf(self, n=15):\n        return n\n\n\n"
+                        "class Noted:\n    def evalf(self):\n        return 0\n"),
+        "pkg/expr.py": ("from typing import TYPE_CHECKING\n\nfrom pkg.base import Base\n\n\n"
+                        "class Expr(Base):\n    if TYPE_CHECKING:\n"
+                        "        def evalf(self, n: int = 15) -> 'Expr': ...\n\n"
+                        "    def doit(self):\n        def evalf(x):  # nested, no method\n"
+                        "            return x\n        return self\n\n\n"
+                        "class Leaf(Expr):\n    pass\n"),
+        "pkg/stub.py": ("from typing import TYPE_CHECKING\n\n\nclass Typed:\n"
+                        "    if TYPE_CHECKING:\n        def size(self) -> int: ...\n\n\n"
+                        "class Sized(Typed):\n    pass\n"),
+    })
+    with Genesis(root) as g:
+        leaf = g.symbols.lookup("Leaf.evalf")["definitions"]
+        own = g.symbols.lookup("Expr.evalf")["definitions"]  # what the class itself declares
+        only = g.symbols.lookup("Sized.size")["definitions"]  # no class has more: the declaration
+    assert [(d["location"], d["via"]) for d in leaf] == [("pkg/base.py:2", ["Leaf", "Base"])]
+    assert [d["location"] for d in own] == ["pkg/expr.py:8"]
+    assert [(d["location"], d["via"]) for d in only] == [("pkg/stub.py:6", ["Sized", "Typed"])]
+    ctx = open_context(root)
+    hits = search(ctx, ensure_session(ctx), "Leaf.evalf", SearchOptions(k=2)).hits
+    assert (hits[0].path, hits[0].symbol) == ("pkg/base.py", "Base"), hits

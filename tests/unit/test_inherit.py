@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from genesis_git.search.inherit import alias_targets, bases, linearize
+from genesis_git.search.inherit import alias_targets, bases, linearize, type_checking_only
 
 
 @pytest.mark.parametrize(("header", "expected"), [
@@ -50,3 +50,14 @@ def test_linearize_is_pythons_method_order() -> None:
         c.__name__ for c in B.__mro__[:-1]]
     assert linearize("C", {"C": ["A", "B"], "A": ["X", "Y"], "B": ["Y", "X"]}) is None
     assert linearize("P", {"P": ["Q"], "Q": ["P"]}) is None
+
+
+def test_a_declaration_for_type_checkers_only() -> None:
+    lines = ["from typing import TYPE_CHECKING", "", "class Expr(Basic):",
+             "    if TYPE_CHECKING:", "", "        # for the checkers", "        @overload",
+             "        def evalf(self) -> Expr: ...", "    else:", "        def subs(self): ...",
+             "    if typing.TYPE_CHECKING:", "        def simplify(self): ...",
+             "    def n(self):", "        if TYPE_CHECKING:", "            pass",
+             "        return 1"]
+    assert [i for i in range(len(lines)) if type_checking_only(lines, i)] == [5, 6, 7, 11, 14]
+    assert not type_checking_only(lines, 99) and not type_checking_only(lines, -1)

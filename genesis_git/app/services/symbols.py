@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from genesis_git.app.workspace import Workspace
     from genesis_git.index.session import Context
+    from genesis_git.search.inherit import Lineage
     from genesis_git.search.symbols import SymbolIndex
 
 
@@ -24,7 +25,7 @@ class Symbols:
     def __init__(self, workspace: Workspace):
         self._ws = workspace
         self._kept: tuple[tuple[str, int, int], SymbolIndex] | None = None
-        self._ancestry: dict[str, list[str]] = {}  # a class's ancestors, while _kept holds
+        self._lineage: Lineage | None = None  # the classes' ancestry, while _kept holds
 
     def _index(self, refresh: bool) -> tuple[Context, str, SymbolIndex]:
         from genesis_git.impact import facts
@@ -39,7 +40,7 @@ class Symbols:
         if self._kept is not None and self._kept[0] == key:
             return ctx, sid, self._kept[1]
         self._kept = None
-        self._ancestry = {}
+        self._lineage = None
         rows = list(sessionmap.paths_and_blobs(conn, sid))
         loaded = facts.load(conn, [b for _, _, b in rows if b is not None])
         index = SymbolIndex({p: loaded.get(b) if b is not None else None for p, _, b in rows})
@@ -60,7 +61,7 @@ class Symbols:
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
                                                            set(index.by_path)),
-                               lambda owner: self._ancestors(ctx.repo.root, owner))
+                               self._lineage_of(ctx.repo.root))
         out: dict[str, Any] = {"name": name.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
         if refs:
@@ -74,12 +75,12 @@ class Symbols:
                 {**m.as_dict(), "location": f"{m.path}:{m.line}"} for m in found]
         return out
 
-    def _ancestors(self, root: Path, name: str) -> list[str]:
-        from genesis_git.search.inherit import ancestors
+    def _lineage_of(self, root: Path) -> Lineage:
+        from genesis_git.search.inherit import Lineage
 
-        if name not in self._ancestry:
-            self._ancestry[name] = ancestors(root, name)
-        return self._ancestry[name]
+        if self._lineage is None:
+            self._lineage = Lineage(root)
+        return self._lineage
 
     def outline(self, path: str, *, refresh: bool = True) -> dict[str, Any]:
         """The definitions of one file of the session, in line order."""
