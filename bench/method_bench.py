@@ -5,9 +5,11 @@ check does not lean on genesis's own reading of class statements): each class's 
 and module-level aliases (``Matrix = MutableDenseMatrix``), their method resolution
 order (C3, as Python computes it), and the methods each class defines in its body.  A
 pair ``Class.method`` is *own* when ``Class`` defines ``method``, *inherited* when the
-first class of its order that defines it is another one.  Only class names that one
-class statement of the tree defines are used (a name defined twice has no single
-answer).  For an even sample of each kind, two questions:
+first class of its order that defines it is another one.  A name that a class of the
+order assigns in its body (``_print_RootSum = _print_not_supported``) before any class
+defines it with ``def`` is left out: that assignment is what Python finds.  Only class
+names that one class statement of the tree defines are used (a name defined twice has
+no single answer).  For an even sample of each kind, two questions:
 
 * **symbols@1** — does ``genesis symbols Class.method`` give, first, the definition that
   Python would call (its file, and a range that holds its ``def`` line, or one of its
@@ -49,6 +51,7 @@ class Tree:
         self.bases: dict[str, list[str]] = {}
         self.methods: dict[str, dict[str, Method]] = {}
         self.count: dict[str, int] = {}
+        self.assigned: dict[str, set[str]] = {}  # names a class body assigns (x = f)
         for path in sorted(f for f in files if f and not is_test_path(f)):
             try:
                 tree = ast.parse((repo / path).read_text(encoding="utf-8"))
@@ -63,6 +66,10 @@ class Tree:
                         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                             own.setdefault(item.name, (path, []))[1].append(item.lineno)
                     self.methods[node.name] = own
+                    self.assigned[node.name] = {
+                        t.id for item in node.body if isinstance(item, (ast.Assign, ast.AnnAssign))
+                        for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
+                        if isinstance(t, ast.Name)}
                 elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
                     for target in node.targets:
                         if isinstance(target, ast.Name) and target.id != node.value.id:
@@ -100,6 +107,7 @@ class Tree:
                 continue
             seen: set[str] = set()
             for cls in order:
+                seen |= self.assigned.get(cls, set()) - set(self.methods.get(cls, {}))
                 for method, place in sorted(self.methods.get(cls, {}).items()):
                     if method not in seen:
                         seen.add(method)
