@@ -217,7 +217,7 @@ def _lineage(ctx: Context, idx: SessionIndex) -> Lineage:
     from genesis_git.search.inherit import Lineage
 
     if not isinstance(idx.lineage, Lineage):
-        idx.lineage = Lineage(ctx.repo.root)
+        idx.lineage = Lineage(ctx.repo.root, ctx.conn)
     return idx.lineage
 
 

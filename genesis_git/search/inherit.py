@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from genesis_git.git.repo import run_git
 from genesis_git.index.classify import is_test_path
 from genesis_git.kernel.gitrun import GitError
 from genesis_git.search.textlines import grep_records, is_code
+from genesis_git.store.blobs import any_class_chunk
 
 LEVELS = 8  # how many generations up
 MAX_NAMES = 64  # names looked at in all
@@ -42,6 +44,13 @@ _FUNCTION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")  # what holds a nested
 _TYPE_CHECKING = re.compile(r"[ \t]*if[ \t]+(?:[A-Za-z_]\w*\.)?TYPE_CHECKING[ \t]*:")
 _QUALIFIERS = {"public", "private", "protected", "virtual", "internal"}
 # a base that is no alias of the tree's: no git grep for it
+def _capitalised(name: str) -> bool:
+    """A class's name as classes are written (``Matrix``, ``_Base``); a name in lower case is
+    looked for as a class (SymPy's ``cos``) but not as an alias, which would take one more
+    ``git grep`` for every ``os.environ`` or ``sympy.simplify``."""
+    return name.lstrip("_")[:1].isupper()
+
+
 _NOT_ALIASES = frozenset(n for n in dir(builtins) if n[:1].isupper() or n == "object") | {
     "ABC", "Enum", "Flag", "Generic", "IntEnum", "IntFlag", "NamedTuple", "Protocol",
     "StrEnum", "TypedDict"}
@@ -114,13 +123,19 @@ class Lineage:
     """The ancestry of a working tree's classes, kept by a caller while its files do not
     change (search with the session's index, ``genesis symbols`` with its definitions)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, conn: sqlite3.Connection | None = None):
         self.root = root
+        self.conn = conn
         self._ancestors: dict[str, list[str]] = {}
         self._lines: dict[str, list[str]] = {}
 
     def ancestors(self, name: str) -> list[str]:
-        """:func:`ancestors` of ``name``, read once."""
+        """:func:`ancestors` of ``name``, read once.  A name in lower case that no class
+        chunk of the store (``conn``) is called is a module or an object (``os.environ``,
+        ``sympy.simplify``): no ``git grep`` for it."""
+        if (not _capitalised(name) and self.conn is not None
+                and not any_class_chunk(self.conn, name)):
+            return []
         if name not in self._ancestors:
             self._ancestors[name] = ancestors(self.root, name)
         return self._ancestors[name]
@@ -212,34 +227,49 @@ def linearize(name: str, parents: dict[str, list[str]]) -> list[str] | None:
 
 class _Tree:
     """The class statements of the working tree's code, read by one ``git grep`` when first
-    asked (``class`` is on a few thousand lines of a tree like SymPy's), and the aliases of
-    the names no class statement defines, read by one more per level that has such names."""
+    asked (``class`` is on a few thousand lines of a tree like SymPy's) together with the
+    aliases of the names asked first, and the aliases of later names no class statement
+    defines, read by one more per level that has such names."""
 
     def __init__(self, root: Path):
         self.root = root
         self._classes: dict[str, list[tuple[str, int, str]]] | None = None
+        self._aliases: dict[str, list[str]] = {}  # name -> what it is made equal to
+        self._asked: set[str] = set()  # names whose aliases were looked for
 
     def parents(self, names: list[str]) -> dict[str, list[str]]:
         """Each of ``names`` with the names its class statements (or, when it has none, its
         aliases) give, in the order of the files (git's) and their lines."""
         if self._classes is None:
             self._classes = {}
-            for path, number, line in self._grep(["class ", "class\t"]):
-                head = _HEAD.match(line)
-                if head is not None:
-                    self._classes.setdefault(head.group(1), []).append((path, number, line))
+            self._lines(["class ", "class\t"], names)
+        others = [n for n in names if n not in self._classes and n not in _NOT_ALIASES
+                  and _capitalised(n)]
+        if [n for n in others if n not in self._asked]:
+            self._lines([], [n for n in others if n not in self._asked])
         out: dict[str, list[str]] = {}
         for name in names:
             for path, number, line in self._classes.get(name, []):
                 _add(out, name, bases(_statement(self.root / path, number, line)))
-        others = [n for n in names if n not in self._classes and n not in _NOT_ALIASES]
-        if others:
-            for _, _, line in self._grep([f"{n}{form}" for n in others
-                                          for form in (" =", "=", ":")]):
-                alias = alias_targets(line)
-                if alias is not None and alias[0] in others:
-                    _add(out, alias[0], alias[1])
-        return out
+            if name in others:
+                _add(out, name, self._aliases.get(name, []))
+        return {k: v for k, v in out.items() if v}
+
+    def _lines(self, strings: list[str], names: list[str]) -> None:
+        """Read the class statements (when ``strings`` asks for them) and the aliases of
+        ``names`` from one ``git grep``."""
+        assert self._classes is not None
+        wanted = [n for n in names if n not in _NOT_ALIASES and _capitalised(n)]
+        self._asked.update(wanted)
+        for path, number, line in self._grep(strings + [f"{n}{form}" for n in wanted
+                                                        for form in (" =", "=", ":")]):
+            head = _HEAD.match(line) if strings else None
+            alias = alias_targets(line)
+            if head is not None:
+                self._classes.setdefault(head.group(1), []).append((path, number, line))
+            elif alias is not None and alias[0] in wanted:
+                listed = self._aliases.setdefault(alias[0], [])
+                listed += [t for t in alias[1] if t not in listed]
 
     def _grep(self, strings: list[str]) -> list[tuple[str, int, str]]:
         """``(path, line number, line)`` of the lines of code (not tests) that hold one of

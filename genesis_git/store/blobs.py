@@ -191,6 +191,12 @@ def definition_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[int], tail: 
             [*part, pattern])
 
 
+def any_class_chunk(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether the cache holds the chunk of a class called ``name`` (of any blob)."""
+    return conn.execute("SELECT 1 FROM rag_chunk_cache WHERE symbol = ? AND kind = 'class' "
+                        "LIMIT 1", (name,)).fetchone() is not None
+
+
 def chunk_count(conn: sqlite3.Connection, blob_ids: Sequence[int]) -> int:
     """The chunks of ``blob_ids``."""
     total = 0

@@ -88,3 +88,13 @@ def test_a_declaration_for_type_checkers_gives_way_to_the_method_that_runs(
     ctx = open_context(root)
     hits = search(ctx, ensure_session(ctx), "Leaf.evalf", SearchOptions(k=2)).hits
     assert (hits[0].path, hits[0].symbol) == ("pkg/base.py", "Base"), hits
+
+
+def test_a_lower_case_name_is_a_class_or_nothing(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {
+        "pkg/funcs.py": ("class Function:\n    def doit(self):\n        pass\n\n\n"
+                         "class cos(Function):\n    pass\n\n\nsine = cos\nSine = cos\n"),
+    })
+    assert ancestors(root, "cos") == ["Function"]  # SymPy writes its functions' classes so
+    assert ancestors(root, "Sine") == ["cos", "Function"]
+    assert ancestors(root, "sine") == []  # a module or an object: not looked for as an alias

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import pytest
 
-from genesis_git.search.inherit import alias_targets, bases, linearize, type_checking_only
+from genesis_git.search.inherit import (
+    Lineage,
+    alias_targets,
+    bases,
+    linearize,
+    type_checking_only,
+)
+from genesis_git.store.migrations import migrate
 
 
 @pytest.mark.parametrize(("header", "expected"), [
@@ -61,3 +71,12 @@ def test_a_declaration_for_type_checkers_only() -> None:
              "        return 1"]
     assert [i for i in range(len(lines)) if type_checking_only(lines, i)] == [5, 6, 7, 11, 14]
     assert not type_checking_only(lines, 99) and not type_checking_only(lines, -1)
+
+
+def test_a_lower_case_name_no_class_is_called_costs_no_git_grep() -> None:
+    conn = sqlite3.connect(":memory:")
+    migrate(conn)  # the store's tables, empty: no class chunk at all
+    lineage = Lineage(Path("/no/such/tree"), conn)  # a unit test starts no process: none is
+    assert [lineage.ancestors(n) for n in ("os", "sympy", "self")] == [[], [], []]
+    with pytest.raises(AssertionError, match="starts no process"):  # a class name would grep
+        lineage.ancestors("Matrix")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import sqlite3
     from pathlib import Path
 
     from genesis_git.app.workspace import Workspace
@@ -61,7 +62,7 @@ class Symbols:
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
                                                            set(index.by_path)),
-                               self._lineage_of(ctx.repo.root))
+                               self._lineage_of(ctx.repo.root, ctx.conn))
         out: dict[str, Any] = {"name": name.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
         if refs:
@@ -75,11 +76,11 @@ class Symbols:
                 {**m.as_dict(), "location": f"{m.path}:{m.line}"} for m in found]
         return out
 
-    def _lineage_of(self, root: Path) -> Lineage:
+    def _lineage_of(self, root: Path, conn: sqlite3.Connection) -> Lineage:
         from genesis_git.search.inherit import Lineage
 
         if self._lineage is None:
-            self._lineage = Lineage(root)
+            self._lineage = Lineage(root, conn)
         return self._lineage
 
     def outline(self, path: str, *, refresh: bool = True) -> dict[str, Any]:
