@@ -269,6 +269,18 @@ def test_symbols_and_the_grep_mode_see_unsaved_edits(shop: Path) -> None:
     assert none.structured_content["definitions"] == []
 
 
+def test_an_inherited_method_through_the_server(shop: Path) -> None:
+    write(shop, "src/shop/express.py", "from shop.orders import OrderController\n\n\n"
+                                       "class ExpressController(OrderController):\n    pass\n")
+    [inherited, text] = drive([("symbols", {"name": "ExpressController.create_order"}),
+                               ("search", {"query": "ExpressController.create_order", "k": 1})])
+    assert [(d["location"], d["via"]) for d in inherited.structured_content["definitions"]] == [
+        ("src/shop/orders.py:4", ["ExpressController", "OrderController"])]
+    assert "(inherited by ExpressController)" in inherited.content[0].text
+    first = text.structured_content["results"][0]
+    assert (first["path"], first["symbol"]) == ("src/shop/orders.py", "OrderController"), first
+
+
 def test_a_name_without_a_token_is_searched_in_the_files(shop: Path) -> None:
     write(shop, "src/shop/basket.py", "class Basket:\n    def has(self, item):\n"
                                       "        return item in self.items\n")
