@@ -97,7 +97,8 @@ def arrange(conn: sqlite3.Connection, idx: SessionIndex, rows: Sequence[int], ma
 
     A qualified name (``Context.invoke``) puts the definitions whose symbol ends with the
     qualifier too first (when none does, those of the nearest class ``Context`` inherits
-    the method from, :func:`_inherited`: ``Matrix.det`` puts ``MatrixBase.det`` first), then the chunks the chunker made of a definition (``def echo``)
+    the method from, :func:`_inherited`: ``Matrix.det`` puts ``MatrixBase.det`` first),
+    then the chunks the chunker made of a definition (``def echo``)
     before a definition found in a text (a code sample of the docs), and a top-level one
     (``def diff``, ``known_functions = {``) before one in a method (``Poly.diff``,
     ``self.known_functions = …``); at most
@@ -286,8 +287,8 @@ def _inherited(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], lin
     the next, unless no class has more."""
     ids = {chunk_id(idx, r): r for r in rows}
     details = {ids[d[0]]: d for d in chunk_details(conn, sorted(ids))}
-    owner = {r: parts[-1:] if d[7] == "class" else parts[-2:-1] if parts[-1:] == [name] else []
-             for r, d in details.items() if (parts := symbol_parts(d[6]))}  # a method's own
+    owner = {r: parts[-1:] if d[7] == "class" else parts[-2:-1] if parts[-1:] == [name]
+             else [] for r, d in details.items() if (parts := symbol_parts(d[6]))}
     fallback: set[int] = set()
     for ancestor in lineage.ancestors(written):
         found = {r for r, parts in owner.items() if parts == [ancestor]}
@@ -296,8 +297,8 @@ def _inherited(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], lin
                     if r not in owner}
             details.update({held[d[0]]: d for d in chunk_details(conn, sorted(held))})
             texts = read_texts(conn, idx, (details[r][1:3] for r in held.values()))
-            found = {r for r in held.values() if _text_tier(texts.get(details[r][1:3], ""), name,
-                                                           is_python(idx.row_path(r))) == DEFINITION}
+            found = {r for r in held.values() if DEFINITION == _text_tier(
+                texts.get(details[r][1:3], ""), name, is_python(idx.row_path(r)))}
         running = {r for r in found
                    if lineage.runs(idx.row_path(r), details[r][3], details[r][4], name)}
         if running:
@@ -317,8 +318,9 @@ def _tiers(conn: sqlite3.Connection, idx: SessionIndex, rows: list[int], name: s
     """The tier of each of ``rows``, the rows of the qualifier's class, and the rows of
     source code whose text defines ``name``, each with whether at the top level
     (``known_functions = {``, not a method's ``self.known_functions = …``); ``declared``
-    are the rows whose chunk defines ``name`` (:func:`~genesis_git.search.chunkrows.defining_rows`).  With ``chunks_only``,
-    a text that defines ``name`` (``name = …``) is of the name tier."""
+    are the rows whose chunk defines ``name``
+    (:func:`~genesis_git.search.chunkrows.defining_rows`).  With ``chunks_only``, a text
+    that defines ``name`` (``name = …``) is of the name tier."""
     ids = [chunk_id(idx, r) for r in rows]
     details = {d[0]: d for d in chunk_details(conn, sorted(set(ids)))}
     read = {details[i][1] for i in ids[:READ_TEXTS] if i in details}

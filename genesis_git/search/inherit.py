@@ -3,13 +3,14 @@
 An agent writes a method as it sees it called: ``Flask.route``, ``Matrix.det``.  The
 method is often defined by a class the named one derives from (``Scaffold.route``), or
 the name is an alias (``Matrix = MutableDenseMatrix``).  :func:`ancestors` follows
-both, level by level, through the class statements of the working tree's code (one
-``git grep``) and the module-level aliases of the names that have none (one more per
-level that has such names, other than Python's built-in classes and the bases of
-:mod:`typing`, :mod:`abc` and :mod:`enum`): tracked files and untracked ones that are
-not ignored; tests and docs left out, whose ``MutableDenseMatrix = Matrix`` says the
-reverse.  Only :func:`ancestors` touches git; :func:`bases` and :func:`alias_targets`
-read one statement.
+both, level by level, through the class statements of the working tree's code and
+the module-level aliases of the names that have none (one ``git grep`` for the class
+statements and the first name's aliases, one more per later level that has such
+names; a name in lower case, Python's built-in classes and the bases of
+:mod:`typing`, :mod:`abc` and :mod:`enum` are not looked for as aliases): tracked
+files and untracked ones that are not ignored; tests and docs left out, whose
+``MutableDenseMatrix = Matrix`` says the reverse.  :class:`Lineage` keeps what was read
+for a caller, and tells a method that runs from a declaration for type checkers.
 
 The class statements understood: Python's ``class A(B, mod.C, Generic[T],
 metaclass=M):``, ``class A extends B implements C {`` (JavaScript, TypeScript, Java,
@@ -43,7 +44,8 @@ _ALIAS = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*"
 _FUNCTION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")  # what holds a nested function
 _TYPE_CHECKING = re.compile(r"[ \t]*if[ \t]+(?:[A-Za-z_]\w*\.)?TYPE_CHECKING[ \t]*:")
 _QUALIFIERS = {"public", "private", "protected", "virtual", "internal"}
-# a base that is no alias of the tree's: no git grep for it
+
+
 def _capitalised(name: str) -> bool:
     """A class's name as classes are written (``Matrix``, ``_Base``); a name in lower case is
     looked for as a class (SymPy's ``cos``) but not as an alias, which would take one more
@@ -51,6 +53,7 @@ def _capitalised(name: str) -> bool:
     return name.lstrip("_")[:1].isupper()
 
 
+# a base that is no alias of the tree's: no git grep for it
 _NOT_ALIASES = frozenset(n for n in dir(builtins) if n[:1].isupper() or n == "object") | {
     "ABC", "Enum", "Flag", "Generic", "IntEnum", "IntFlag", "NamedTuple", "Protocol",
     "StrEnum", "TypedDict"}
@@ -127,17 +130,16 @@ class Lineage:
         self.root = root
         self.conn = conn
         self._ancestors: dict[str, list[str]] = {}
-        self._lines: dict[str, list[str]] = {}
+        self._files: dict[str, list[str]] = {}
 
     def ancestors(self, name: str) -> list[str]:
         """:func:`ancestors` of ``name``, read once.  A name in lower case that no class
         chunk of the store (``conn``) is called is a module or an object (``os.environ``,
         ``sympy.simplify``): no ``git grep`` for it."""
-        if (not _capitalised(name) and self.conn is not None
-                and not any_class_chunk(self.conn, name)):
-            return []
         if name not in self._ancestors:
-            self._ancestors[name] = ancestors(self.root, name)
+            self._ancestors[name] = [] if (
+                not _capitalised(name) and self.conn is not None
+                and not any_class_chunk(self.conn, name)) else ancestors(self.root, name)
         return self._ancestors[name]
 
     def runs(self, path: str, start: int, end: int, name: str) -> bool:
@@ -164,13 +166,13 @@ class Lineage:
         return False
 
     def _file(self, path: str) -> list[str]:
-        if path not in self._lines:
+        if path not in self._files:
             try:
                 text = (self.root / path).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 text = ""
-            self._lines[path] = text.splitlines()
-        return self._lines[path]
+            self._files[path] = text.splitlines()
+        return self._files[path]
 
 
 def _def_of(name: str) -> re.Pattern[str]:
