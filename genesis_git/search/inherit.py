@@ -94,14 +94,15 @@ def alias_targets(line: str) -> tuple[str, list[str]] | None:
     return m.group(1), _names(m.group(2).split("="))
 
 
-def ancestors(root: Path, name: str) -> list[str]:
+def ancestors(root: Path, name: str, tree: _Tree | None = None) -> list[str]:
     """The classes ``name`` derives from (or is an alias of), in Python's method resolution
     order where it has one (:func:`linearize`), else nearest first; read by a walk up the
     class statements and aliases of the working tree's code, at most :data:`LEVELS` levels
-    and :data:`MAX_NAMES` names.  ``[]`` when git finds none."""
+    and :data:`MAX_NAMES` names.  ``[]`` when git finds none.  ``tree``: what an earlier
+    walk over the same files read, to read again only the aliases it did not look for."""
     if not _NAME.match(name):
         return []
-    tree = _Tree(root)
+    tree = tree if tree is not None else _Tree(root)
     parents: dict[str, list[str]] = {}
     seen = {name}
     nearest: list[str] = []
@@ -124,13 +125,15 @@ def ancestors(root: Path, name: str) -> list[str]:
 
 class Lineage:
     """The ancestry of a working tree's classes, kept by a caller while its files do not
-    change (search with the session's index, ``genesis symbols`` with its definitions)."""
+    change (search with the session's index, ``genesis symbols`` with its definitions):
+    the class statements are read once, by the first walk, for every name asked later."""
 
     def __init__(self, root: Path, conn: sqlite3.Connection | None = None):
         self.root = root
         self.conn = conn
         self._ancestors: dict[str, list[str]] = {}
         self._files: dict[str, list[str]] = {}
+        self._tree = _Tree(root)  # the class statements, read by the first walk for all
 
     def ancestors(self, name: str) -> list[str]:
         """:func:`ancestors` of ``name``, read once.  A name in lower case that no class
@@ -139,7 +142,8 @@ class Lineage:
         if name not in self._ancestors:
             self._ancestors[name] = [] if (
                 not _capitalised(name) and self.conn is not None
-                and not any_class_chunk(self.conn, name)) else ancestors(self.root, name)
+                and not any_class_chunk(self.conn, name)) else ancestors(
+                    self.root, name, self._tree)
         return self._ancestors[name]
 
     def runs(self, path: str, start: int, end: int, name: str) -> bool:

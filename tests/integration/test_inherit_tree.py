@@ -98,3 +98,25 @@ def test_a_lower_case_name_is_a_class_or_nothing(tmp_path: Path) -> None:
     assert ancestors(root, "cos") == ["Function"]  # SymPy writes its functions' classes so
     assert ancestors(root, "Sine") == ["cos", "Function"]
     assert ancestors(root, "sine") == []  # a module or an object: not looked for as an alias
+
+
+def test_a_lineage_reads_the_class_statements_once(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path / "repo", {
+        "pkg/a.py": ("class Base:\n    pass\n\n\nclass Left(Base):\n    pass\n\n\n"
+                     "class Right(Base):\n    pass\n\n\nShort = Right\n"),
+    })
+    trace = tmp_path / "git-trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))  # git itself writes down each command it runs
+
+    def greps() -> int:
+        return trace.read_text().count("built-in: git grep") if trace.exists() else 0
+
+    lineage = inherit.Lineage(root)
+    assert lineage.ancestors("Left") == ["Base"]
+    assert greps() == 1
+    assert lineage.ancestors("Right") == ["Base"]  # its class statement was read already
+    assert lineage.ancestors("Left") == ["Base"]
+    assert greps() == 1
+    assert lineage.ancestors("Short") == ["Right", "Base"]  # an alias: one more, for it alone
+    assert greps() == 2
