@@ -65,6 +65,11 @@ def language_of(path: str) -> str:
     return "text"
 
 
+def is_code(path: str) -> bool:
+    """Whether ``path`` is source code (Python or another language), by its name."""
+    return language_of(path) in ("python", "code")
+
+
 def chunk_text(path: str, text: str, max_lines: int = 80, max_chars: int = 3000) -> list[Chunk]:
     lines = text.splitlines()
     if not lines:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from genesis_git.index.chunk import is_code
 from genesis_git.index.classify import is_test_path
 from genesis_git.search.chunkrows import chunk_id, defining_rows, read_texts
 from genesis_git.search.identifiers import last_part, symbol_parts
@@ -49,7 +50,6 @@ from genesis_git.search.termindex import bm25
 from genesis_git.search.textlines import (
     LinesOf,
     indented,
-    is_code,
     is_python,
     keyword_definition,
     line_definition,

@@ -25,10 +25,11 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from genesis_git.git.greplines import grep_records
 from genesis_git.git.repo import run_git
+from genesis_git.index.chunk import is_code
 from genesis_git.index.classify import is_test_path
 from genesis_git.kernel.gitrun import GitError
-from genesis_git.search.textlines import grep_records, is_code
 from genesis_git.store.blobs import any_class_chunk
 
 LEVELS = 8  # how many generations up

@@ -136,10 +136,10 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
     ``joule = J = …``, ``export const API = …``), as ``git grep -w`` finds it in the
     working tree; kind ``variable``.  The blobs' facts keep classes, functions, methods and
     tables only, so a constant had no definition."""
+    from genesis_git.index.chunk import is_code
     from genesis_git.search.textlines import (
         defining_lines,
         indented,
-        is_code,
         line_definition,
         word_lines,
     )

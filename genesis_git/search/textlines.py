@@ -17,8 +17,9 @@ from typing import Protocol
 
 import numpy as np
 
+from genesis_git.git.greplines import grep_records
 from genesis_git.git.repo import run_git
-from genesis_git.index.chunk import language_of
+from genesis_git.index.chunk import is_code, language_of
 from genesis_git.search.grep import compile_pattern, file_matches
 from genesis_git.search.session_index import SessionIndex
 
@@ -150,47 +151,6 @@ def _text_lines(full: Path, word: str) -> WordLines | None:
     return WordLines([m.line for m in found], "\n".join(m.text for m in found))
 
 
-_BINARY = re.compile(rb"Binary file (.+) matches\n")
-
-
-def grep_records(data: bytes) -> list[tuple[bytes, bytes | None, bytes]]:
-    """``(path, number, line)`` of each record of ``git grep -n -z``: path NUL number NUL
-    line LF, a path as it is (no quoting), so a path may hold a newline: then the records
-    are read one by one.  A binary file's record is ``Binary file PATH matches`` LF: its
-    number is ``None``."""
-    out: list[tuple[bytes, bytes | None, bytes]] = []
-    for record in data.split(b"\n")[:-1]:
-        r = record.split(b"\0", 2)
-        if len(r) == 3 and r[1].isdigit():
-            out.append((r[0], r[1], r[2]))
-        elif len(r) == 1 and record.startswith(b"Binary file ") and record.endswith(b" matches"):
-            out.append((record[12:-8], None, b""))
-        else:  # a path with a newline: record by record
-            return _one_by_one(data)
-    return out
-
-
-def _one_by_one(data: bytes) -> list[tuple[bytes, bytes | None, bytes]]:
-    out: list[tuple[bytes, bytes | None, bytes]] = []
-    pos, size = 0, len(data)
-    while pos < size:
-        binary = _BINARY.match(data, pos)
-        if binary is not None and b"\0" not in binary.group(1):
-            out.append((binary.group(1), None, b""))
-            pos = binary.end()
-            continue
-        end_path = data.find(b"\0", pos)
-        end_number = data.find(b"\0", end_path + 1) if end_path >= 0 else -1
-        end = data.find(b"\n", end_number + 1) if end_number >= 0 else -1
-        if end < 0:
-            break
-        number = data[end_path + 1:end_number]
-        if number.isdigit():
-            out.append((data[pos:end_path], number, data[end_number + 1:end]))
-        pos = end + 1
-    return out
-
-
 def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
                 ) -> tuple[np.ndarray, dict[int, bool]]:
     """How many of the ``lines`` (per path) fall in each row's chunk: the chunk that starts
@@ -267,10 +227,6 @@ def name_line(lines: Sequence[str], name: str) -> int | None:
 def whole_word(name: str) -> re.Pattern[str]:
     """``name`` as written, with no letter, digit, ``_`` or ``$`` next to it."""
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-
-
-def is_code(path: str) -> bool:
-    return language_of(path) in ("python", "code")
 
 
 def indented(line: str) -> bool:

@@ -25,8 +25,9 @@ main.run()
 """
 
 
-def search_modules(root: Path, query: str) -> tuple[dict[str, object], set[str]]:
-    proc = subprocess.run([sys.executable, "-c", RUN, "search", "--json", query], cwd=root,
+def search_modules(root: Path, query: str, command: str = "search"
+                   ) -> tuple[dict[str, object], set[str]]:
+    proc = subprocess.run([sys.executable, "-c", RUN, command, "--json", query], cwd=root,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     modules = json.loads(proc.stderr.rsplit("MODULES ", 1)[1])
@@ -46,3 +47,17 @@ def test_a_search_of_an_unchanged_session_leaves_the_indexer_unloaded(repo: Path
     assert [r["path"] for r in found["results"]][:1] == ["src/zebra_notes.py"]
     assert "genesis_git.index.prepare" in modules  # the edit was indexed by this process
     assert "genesis_git.index.indexer" in modules
+
+
+def test_symbols_loads_neither_numpy_nor_the_impact_pipeline(repo: Path) -> None:
+    write(repo, "src/shelf.py", "class Store:\n    def save(self):\n        pass\n\n\n"
+                                "class Carts(Store):\n    pass\n")
+    subprocess.run([*genesis_cmd(), "search", "Carts"], cwd=repo, check=True,
+                   capture_output=True, timeout=120)  # the edit indexed
+    found, modules = search_modules(repo, "Carts.save", command="symbols")
+    assert [(d["name"], d["via"]) for d in found["definitions"]] == [  # type: ignore[index]
+        ("Store.save", ["Carts", "Store"])]
+    assert "genesis_git.search.inherit" in modules  # the class walk ran
+    assert [m for m in modules if m.split(".")[0] == "numpy"] == []
+    assert [m for m in modules if m.startswith("genesis_git.impact.")] == [
+        "genesis_git.impact.facts"]  # the symbols' facts; not the pipeline
