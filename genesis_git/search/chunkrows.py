@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from genesis_git.search.base.build import unique
 from genesis_git.search.identifiers import symbol_parts
 from genesis_git.search.session_index import SessionIndex
 from genesis_git.search.texts import texts_at
@@ -40,7 +41,7 @@ def defining_rows(conn: sqlite3.Connection, idx: SessionIndex, holds: np.ndarray
     rows = np.flatnonzero(holds)
     ids = idx.chunk_ids[idx.rows_chunk[rows]]
     named = {cid: (symbol, len(parts)) for cid, symbol in
-             definition_chunks(conn, np.unique(ids).tolist(), name)
+             definition_chunks(conn, unique(ids).tolist(), name)
              if (parts := symbol_parts(symbol))[-1:] == [name]}
     first: dict[tuple[str, str], int] = {}  # a long class is chunked in parts: its first
     for r, cid in zip(rows.tolist(), ids.tolist(), strict=True):

@@ -225,6 +225,7 @@ def candidate_paths(idx: SessionIndex, name: str) -> set[str] | None:
     such token."""
     import numpy as np
 
+    from genesis_git.search.base.build import unique
     from genesis_git.search.termindex import term_hash
     from genesis_git.text.tokens import first_token
 
@@ -240,7 +241,7 @@ def candidate_paths(idx: SessionIndex, name: str) -> set[str] | None:
         hit[offset + docs.astype(np.int64)] = True
         offset += int(part.n)
     rows = hit[idx.rows_chunk]
-    return {idx.map.paths[int(i)] for i in np.unique(idx.rows_map[rows])}
+    return {idx.map.paths[int(i)] for i in unique(idx.rows_map[rows])}
 
 
 def references(conn: Any, root: Path, session_id: str, name: str,

@@ -48,6 +48,11 @@ def test_a_search_of_an_unchanged_session_leaves_the_indexer_unloaded(repo: Path
     assert "genesis_git.index.prepare" in modules  # the edit was indexed by this process
     assert "genesis_git.index.indexer" in modules
 
+    found, modules = search_modules(repo, "zebra_stripes_counted")  # a name: its definition
+    assert [r["path"] for r in found["results"]][:1] == ["src/zebra_notes.py"]
+    assert "genesis_git.search.exact" in modules
+    assert "numpy.ma" not in modules  # np.unique would load it: ~10 ms of a search's start
+
 
 def test_symbols_loads_neither_numpy_nor_the_impact_pipeline(repo: Path) -> None:
     write(repo, "src/shelf.py", "class Store:\n    def save(self):\n        pass\n\n\n"
