@@ -256,6 +256,17 @@ class BlobFacts:
             [(str(m), list(n)) for m, n in d["p"]], list(d["j"]),
             [(x[0], x[1], x[2], x[3], x[4]) for x in d["s"]])
 
+    def may_hold(self, name: str, fold: bool = False) -> bool:
+        """``False`` only when no table, symbol or method of the blob has ``name`` in its
+        name (of any case with ``fold``): a test on the undecoded text, which holds the
+        names as written (a name not in ASCII is always looked at)."""
+        if self.raw is None or not name.isascii():
+            return True
+        if fold:
+            low = name.lower()
+            return low in self.raw.lower() or any(low in t[0].lower() for t in self.tables)
+        return name in self.raw or any(name in t[0] for t in self.tables)
+
     def may_name(self, wanted: set[str] | None) -> bool:
         """``False`` only when no symbol or method of the blob can pass the graph's name
         test for ``wanted`` (a test on the undecoded text: no decoding for most blobs)."""

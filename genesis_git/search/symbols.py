@@ -76,20 +76,36 @@ def definitions_of(path: str, facts: BlobFacts) -> list[Definition]:
 
 
 class SymbolIndex:
-    """The definitions of a session's files, by name."""
+    """The definitions of a session's files, by name.  A file's definitions are made when a
+    name its facts hold is first asked for (or its outline): most of a tree's files are
+    never read by one ``genesis symbols``."""
 
     def __init__(self, files: dict[str, BlobFacts | None]):
-        self.by_path: dict[str, list[Definition]] = {}
-        self.by_tail: dict[str, list[Definition]] = {}
-        self.by_lower: dict[str, list[Definition]] = {}
-        for path in sorted(files):
-            facts = files[path]
-            found = definitions_of(path, facts) if facts is not None else []
-            self.by_path[path] = found
-            for d in found:
-                tail = d.name.rsplit(".", 1)[-1]
-                self.by_tail.setdefault(tail, []).append(d)
-                self.by_lower.setdefault(tail.lower(), []).append(d)
+        self._files = files
+        self.paths = set(files)
+        self._sorted = sorted(files)
+        self._made: dict[str, list[Definition]] = {}
+        self._named: dict[tuple[str, bool], list[Definition]] = {}
+
+    def definitions(self, path: str) -> list[Definition]:
+        """What ``path`` defines, in line order (``[]`` for a file without facts)."""
+        if path not in self._made:
+            facts = self._files.get(path)
+            self._made[path] = definitions_of(path, facts) if facts is not None else []
+        return self._made[path]
+
+    def named(self, tail: str, fold: bool = False) -> list[Definition]:
+        """The definitions whose last part is ``tail`` (of any case with ``fold``), by path;
+        only the files whose facts may hold it are read (:meth:`BlobFacts.may_hold`)."""
+        if (tail, fold) not in self._named:
+            key = tail.lower() if fold else tail
+            self._named[tail, fold] = [
+                d for path in self._sorted
+                if (facts := self._files[path]) is not None and facts.may_hold(tail, fold)
+                for d in self.definitions(path)
+                if (d.name.rsplit(".", 1)[-1].lower() if fold
+                    else d.name.rsplit(".", 1)[-1]) == key]
+        return self._named[tail, fold]
 
     def define(self, name: str, variables: Callable[[str], list[Definition]] | None = None,
                lineage: Lineage | None = None) -> list[Definition]:
@@ -101,12 +117,12 @@ class SymbolIndex:
         ``MatrixBase.det``, ``via`` ``Matrix``."""
         name = name.strip()
         tail = name.rsplit(".", 1)[-1]
-        found = self.by_tail.get(tail, [])
+        found = self.named(tail)
         if not found and variables is not None:
             found_variables = variables(name)
             if found_variables:
                 return found_variables
-        found = found or self.by_lower.get(tail.lower(), [])
+        found = found or self.named(tail, fold=True)
         if "." in name:
             dotted = [d for d in found if d.name == name or d.name.endswith("." + name)]
             if lineage is not None:  # a function nested in a method is no method of its class
@@ -124,7 +140,7 @@ class SymbolIndex:
         wanted = path.strip().replace("\\", "/")
         while wanted.startswith("./"):
             wanted = wanted[2:]
-        return self.by_path.get(wanted)
+        return self.definitions(wanted) if wanted in self.paths else None
 
 
 _DECLARED = r"^(?:export[ \t]+)?(?:const|let|var|val)[ \t]+{}(?![\w$])"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from genesis_git.index.chunk import chunk_text
-from genesis_git.index.facts import compute
-from genesis_git.search.symbols import definitions_of
+from genesis_git.index.facts import BlobFacts, compute
+from genesis_git.search.symbols import SymbolIndex, definitions_of
 
 
 def _definitions(text: str) -> list[tuple[str, str, int, int]]:
@@ -48,3 +50,28 @@ def test_a_long_function_then_a_new_one_of_the_same_name_after_a_gap() -> None:
     text = "\n".join(["def run():", *body, "", "", "def run():", "    return 1", ""])
     found = _definitions(text)
     assert found == [("function", "run", 1, 121), ("function", "run", 124, 125)]
+
+
+def _facts(path: str, text: str) -> BlobFacts:
+    chunks = chunk_text(path, text)
+    stored = compute([(c.start_line, c.end_line, c.kind, c.symbol, c.text, c.section)
+                      for c in chunks]).dumps()
+    return BlobFacts.loads(stored)  # as the store gives them: the names not decoded yet
+
+
+def test_the_index_reads_only_the_files_that_may_define_the_name() -> None:
+    files = {
+        "pkg/cart.py": _facts("pkg/cart.py", "class Cart:\n    def total(self):\n"
+                                             "        return 0\n"),
+        "pkg/other.py": BlobFacts(raw="{not facts at all"),  # read, it would raise
+        "pkg/nothing.py": None,
+    }
+    index = SymbolIndex(files)
+    assert [(d.name, d.line) for d in index.define("Cart.total")] == [("Cart.total", 2)]
+    assert [d.name for d in index.define("TOTAL")] == ["Cart.total"]  # any case, when no other
+    assert index.define("missing") == []
+    assert index.outline("pkg/nothing.py") == []
+    assert index.outline("pkg/absent.py") is None
+    assert index.paths == {"pkg/cart.py", "pkg/other.py", "pkg/nothing.py"}
+    with pytest.raises(ValueError):  # what the lookups above never decoded
+        index.outline("pkg/other.py")

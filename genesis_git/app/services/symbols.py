@@ -61,7 +61,7 @@ class Symbols:
 
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
-                                                           set(index.by_path)),
+                                                           index.paths),
                                self._lineage_of(ctx.repo.root, ctx.conn))
         out: dict[str, Any] = {"name": name.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
