@@ -17,7 +17,8 @@ something is found, 1 when nothing is."""
 def symbols_cmd(
     name: Annotated[str | None, typer.Argument(
         metavar="NAME", help="A class, function, method (Class.method, found in the class that "
-                             "defines it when Class inherits it) or table name.")] = None,
+                             "defines it when Class inherits it) or table name; written as "
+                             "code too (Class.method(), `name`, def name).")] = None,
     refs: Annotated[bool, typer.Option(
         "--refs", help="Also list every line that refers to NAME as a whole word.")] = False,
     outline: Annotated[str | None, typer.Option(

@@ -150,8 +150,9 @@ def register(server: MCPServer[Any], tools: GenesisTools) -> None:
     @server.tool(annotations=STORE_ONLY, description=SYMBOLS)
     def symbols(
         name: Annotated[str | None, Field(
-            description="The identifier: a class, function, method (Class.method) or table. "
-                        "Leave it out with outline.")] = None,
+            description="The identifier: a class, function, method (Class.method) or table, "
+                        "as written in code too (Class.method()). Leave it out with "
+                        "outline.")] = None,
         refs: Annotated[bool, Field(
             description="Also every line that uses name as a whole word (its references).")]
                         = False,

@@ -75,6 +75,22 @@ def test_a_method_a_class_inherits_is_found_where_it_is_defined(shop: Path) -> N
     assert run(shop, "symbols", "Carts.missing").returncode == 1
 
 
+def test_a_name_written_as_code_is_the_name(shop: Path) -> None:
+    for written in ("Carts.save()", "`Carts.save`", "Carts.save(", "def Carts.save"):
+        proc = run(shop, "symbols", written)
+        assert (proc.returncode, proc.stdout) == (
+            0, "src/shop/base.py:2: method Repository.save (inherited by Carts)\n"), written
+    for written in ("cancel_order()", ".cancel_order", "def cancel_order"):
+        proc = run(shop, "symbols", written)
+        assert proc.stdout.splitlines()[0] == "src/shop/orders.py:8: function cancel_order", \
+            (written, proc.stdout, proc.stderr)
+    assert run(shop, "symbols", "Store.").stdout == "src/shop/carts.py:9: variable Store\n"
+    asked = json.loads(run(shop, "symbols", "Carts.total()", "--json").stdout)
+    assert asked["name"] == "Carts.total()"  # as asked
+    assert [d["location"] for d in asked["definitions"]] == ["src/shop/carts.py:5"]
+    assert run(shop, "symbols", "Carts[0]").returncode == 1  # no name: nothing found
+
+
 def test_outline_from_a_subfolder_sees_an_unsaved_edit(shop: Path) -> None:
     write(shop, "src/shop/orders.py", SAMPLE_FILES["src/shop/orders.py"]
           + "\n\ndef archive_order(order_id):\n    return None\n")

@@ -57,13 +57,17 @@ class Symbols:
 
         if not name.strip():
             raise UsageError("empty name", hint="name a class, function, method or table")
+        from genesis_git.search.identifiers import identifier_of, word_of
         from genesis_git.search.symbols import assignments
 
+        asked = name
+        # as search reads a name written as code: `Matrix.det()`, `def order`, `S.`, .det
+        name = identifier_of(name) or word_of(name) or name.strip()
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
                                                            index.paths),
                                self._lineage_of(ctx.repo.root, ctx.conn))
-        out: dict[str, Any] = {"name": name.strip(), "session": sid,
+        out: dict[str, Any] = {"name": asked.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
         if refs:
             from genesis_git.providers.embedders import embedder_id, get_embedder
