@@ -224,6 +224,9 @@ class BlobFacts:
     # the chunks that carry a symbol, in their order: start, end, kind, symbol, section
     symbols: list[tuple[int, int, str, str, str | None]] = field(default_factory=list)
     raw: str | None = None  # methods, imports and symbols, not decoded yet
+    # raw without its imports, once :meth:`may_hold` has cut it (and lowered, for ``fold``)
+    _names: dict[bool, str] = field(default_factory=dict, init=False, repr=False,
+                                    compare=False)
 
     def dumps(self) -> str:
         """Two JSON texts on two lines: what every call reads, then the rest."""
@@ -257,15 +260,24 @@ class BlobFacts:
             [(x[0], x[1], x[2], x[3], x[4]) for x in d["s"]])
 
     def may_hold(self, name: str, fold: bool = False) -> bool:
-        """``False`` only when no table, symbol or method of the blob has ``name`` in its
-        name (of any case with ``fold``): a test on the undecoded text, which holds the
-        names as written (a name not in ASCII is always looked at)."""
-        if self.raw is None or not name.isascii():
+        """``False`` only when no table, symbol or method of the blob is called ``name`` or
+        ends with ``.name`` (of any case with ``fold``): a test on the undecoded text, where
+        each symbol and method name is a JSON string as written (``"x"``, ``"Point.x"``),
+        its imports left out (a name not in ASCII, or one JSON would escape, is always
+        looked at)."""
+        if self.raw is None or not name.isascii() or '"' in name or "\\" in name:
             return True
+        if fold not in self._names:
+            raw = self.raw
+            imports, symbols = raw.find(',"p":'), raw.find(',"s":')  # as dumps writes them
+            if 0 <= imports < symbols:  # the imported names are no definitions
+                raw = raw[:imports] + raw[symbols:]
+            self._names[fold] = raw.lower() if fold else raw
+        raw, tables = self._names[fold], [t[0] for t in self.tables]
         if fold:
-            low = name.lower()
-            return low in self.raw.lower() or any(low in t[0].lower() for t in self.tables)
-        return name in self.raw or any(name in t[0] for t in self.tables)
+            name, tables = name.lower(), [t.lower() for t in tables]
+        return ((f'{name}"' in raw and (f'"{name}"' in raw or f'.{name}"' in raw))
+                or any(t == name or t.endswith("." + name) for t in tables))
 
     def may_name(self, wanted: set[str] | None) -> bool:
         """``False`` only when no symbol or method of the blob can pass the graph's name

@@ -64,6 +64,9 @@ def test_the_index_reads_only_the_files_that_may_define_the_name() -> None:
         "pkg/cart.py": _facts("pkg/cart.py", "class Cart:\n    def total(self):\n"
                                              "        return 0\n"),
         "pkg/other.py": BlobFacts(raw="{not facts at all"),  # read, it would raise
+        # imports Cart and defines Cartography only: not read for Cart either
+        "pkg/maps.py": BlobFacts(raw='{"m":[],"p":[["pkg.cart",["Cart"]]],"j":[],'
+                                     '"s":[[1,3,"class","Cartography",null]] and no end'),
         "pkg/nothing.py": None,
     }
     index = SymbolIndex(files)
@@ -72,6 +75,8 @@ def test_the_index_reads_only_the_files_that_may_define_the_name() -> None:
     assert index.define("missing") == []
     assert index.outline("pkg/nothing.py") == []
     assert index.outline("pkg/absent.py") is None
-    assert index.paths == {"pkg/cart.py", "pkg/other.py", "pkg/nothing.py"}
-    with pytest.raises(ValueError):  # what the lookups above never decoded
-        index.outline("pkg/other.py")
+    assert [d.name for d in index.define("Cart")] == ["Cart"]
+    assert index.paths == {"pkg/cart.py", "pkg/other.py", "pkg/maps.py", "pkg/nothing.py"}
+    for never_decoded in ("pkg/other.py", "pkg/maps.py"):  # by the lookups above
+        with pytest.raises(ValueError):
+            index.outline(never_decoded)
