@@ -265,7 +265,8 @@ class BlobFacts:
         each symbol and method name is a JSON string as written (``"x"``, ``"Point.x"``),
         its imports left out (a name not in ASCII, or one JSON would escape, is always
         looked at)."""
-        if self.raw is None or not name.isascii() or '"' in name or "\\" in name:
+        if self.raw is None or not name.isascii() or not name.isprintable() or any(
+                c in name for c in '"\\'):
             return True
         if fold not in self._names:
             raw = self.raw

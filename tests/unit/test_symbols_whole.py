@@ -80,3 +80,18 @@ def test_the_index_reads_only_the_files_that_may_define_the_name() -> None:
     for never_decoded in ("pkg/other.py", "pkg/maps.py"):  # by the lookups above
         with pytest.raises(ValueError):
             index.outline(never_decoded)
+
+
+def test_what_facts_may_hold_without_decoding_them() -> None:
+    facts = _facts("pkg/cart.py", "from pkg.things import Thing\n\n\nclass Cart:\n"
+                                  "    def total(self):\n        return Thing()\n")
+    assert facts.may_hold("Cart") and facts.may_hold("total")  # a name's last part is asked
+    assert facts.may_hold("cart", fold=True) and facts.may_hold("TOTAL", fold=True)
+    assert not facts.may_hold("cart") and not facts.may_hold("TOTAL")  # as written
+    assert not facts.may_hold("Thing")  # imported, not defined
+    assert not facts.may_hold("tot") and not facts.may_hold("art")  # parts of names
+    assert facts.may_hold("Ça") and facts.may_hold('a"b') and facts.may_hold("a\tb")  # unsure
+    table = _facts("db/schema.sql", "CREATE TABLE shop.orders (\n  id INTEGER\n);\n")
+    assert [t[0] for t in table.tables] == ["orders"]
+    assert table.may_hold("orders") and table.may_hold("ORDERS", fold=True)
+    assert not table.may_hold("order")
