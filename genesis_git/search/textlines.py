@@ -9,7 +9,7 @@ row by the lines of its chunk (:func:`line_scores`), a line that defines the nam
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -70,7 +70,15 @@ def is_python(path: str) -> bool:
 def line_definition(name: str) -> re.Pattern[str]:
     """A line that defines ``name``: an assignment (``S = …``, ``a = b = S = …``) or a key
     (``"NAME": …``, ``NAME: …``)."""
-    return re.compile(_at_line_start(re.escape(name)), re.MULTILINE)
+    n = re.escape(name)
+    pattern = re.compile(_at_line_start(n), re.MULTILINE)
+    # what any line it matches holds after the name (its match never leaves a line), with
+    # the name first, which ``re`` finds fast: the lines :func:`defining_lines` tries it on
+    _HOLDS[pattern] = re.compile(rf"{n}(?:[ \t]*[:=]|[\"'][ \t]*:)")
+    return pattern
+
+
+_HOLDS: dict[re.Pattern[str], re.Pattern[str]] = {}
 
 
 @dataclass
@@ -200,9 +208,27 @@ def defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
     match's end: the name, or its ``=``), each once; a pass of each over all of them."""
     out: dict[int, None] = {}
     for half in patterns:
-        for match in half.finditer(text):
+        holds = _HOLDS.get(half)
+        matches = half.finditer(text) if holds is None else _on_lines(text, half, holds)
+        for match in matches:
             out[text.count("\n", 0, match.end() - 1)] = None  # the name's line (or its =)
     return sorted(out)
+
+
+def _on_lines(text: str, pattern: re.Pattern[str], holds: re.Pattern[str]
+              ) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern whose matches begin at a line's start and
+    stay in that line, tried only on the lines where ``holds`` finds what it needs."""
+    end = -1
+    for found in holds.finditer(text):
+        if found.start() <= end:  # its line was tried
+            continue
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
+        end = len(text) if end < 0 else end
+        match = pattern.search(text, start, end)
+        if match is not None:
+            yield match
 
 
 def name_line(lines: Sequence[str], name: str) -> int | None:

@@ -41,3 +41,16 @@ def test_the_lines_that_define_a_name(python: bool) -> None:
 def test_a_text_that_only_uses_the_name_has_no_definition() -> None:
     text = "x = S.Zero\ny = S.One\nf(S)\n"
     assert defining_lines(text, line_definition("S"), keyword_definition("S")) == []
+
+
+def test_assignments_are_tried_on_the_lines_that_may_hold_them_with_the_same_answer() -> None:
+    """The assignment pattern runs only on the lines where the name is followed by ``=``,
+    ``:`` or a quote and a ``:``; what it finds is what a pass over the whole text finds."""
+    lines = ["S = 1", "  S == 2", "S:int", "S : int = 3", "'S' :", "S:: x", "f(S=1)",
+             "x = S = y", "S", "  S = [1,", "S S = 4", "a.S = 5", "S=", "x == S", "'S'", ""]
+    text = "\n".join(lines * 3 + ["S = last"])  # the last line has no newline after it
+    pattern = line_definition("S")
+    whole = sorted({text.count("\n", 0, m.end() - 1) for m in pattern.finditer(text)})
+    assert defining_lines(text, pattern) == whole
+    assert [i for i in whole if i < len(lines)] == [0, 2, 3, 4, 7, 12]
+    assert whole[-1] == len(lines) * 3  # the last line
