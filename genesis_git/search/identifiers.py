@@ -45,6 +45,12 @@ def word_of(query: str) -> str | None:
     return q if _plain(q) and q[0].isalpha() else None
 
 
+def written_name(query: str) -> str | None:
+    """The name ``query`` is, as written: its identifier (:func:`identifier_of`), else its
+    plain word (:func:`word_of`); ``None`` for a query of more than one name."""
+    return identifier_of(query) or word_of(query)
+
+
 def _without_full_stop(q: str) -> str:
     """``q`` without one dot at its end: ``S.`` (the object whose attribute comes next) is
     ``S``, and ``has.`` ends a sentence; ``..`` is left as it is."""

@@ -98,13 +98,14 @@ class SymbolIndex:
         """The definitions whose last part is ``tail`` (of any case with ``fold``), by path;
         only the files whose facts may hold it are read (:meth:`BlobFacts.may_hold`)."""
         if (tail, fold) not in self._named:
-            key = tail.lower() if fold else tail
-            self._named[tail, fold] = [
-                d for path in self._sorted
-                if (facts := self._files[path]) is not None and facts.may_hold(tail, fold)
-                for d in self.definitions(path)
-                if (d.name.rsplit(".", 1)[-1].lower() if fold
-                    else d.name.rsplit(".", 1)[-1]) == key]
+            def key(name: str) -> str:
+                last = name.rsplit(".", 1)[-1]
+                return last.lower() if fold else last
+
+            paths = [p for p in self._sorted
+                     if (facts := self._files[p]) is not None and facts.may_hold(tail, fold)]
+            self._named[tail, fold] = [d for p in paths for d in self.definitions(p)
+                                       if key(d.name) == key(tail)]
         return self._named[tail, fold]
 
     def define(self, name: str, variables: Callable[[str], list[Definition]] | None = None,

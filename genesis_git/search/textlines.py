@@ -67,18 +67,43 @@ def is_python(path: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def line_definition(name: str) -> re.Pattern[str]:
+def line_definition(name: str) -> OneLine:
     """A line that defines ``name``: an assignment (``S = …``, ``a = b = S = …``) or a key
     (``"NAME": …``, ``NAME: …``)."""
     n = re.escape(name)
-    pattern = re.compile(_at_line_start(n), re.MULTILINE)
-    # what any line it matches holds after the name (its match never leaves a line), with
-    # the name first, which ``re`` finds fast: the lines :func:`defining_lines` tries it on
-    _HOLDS[pattern] = re.compile(rf"{n}(?:[ \t]*[:=]|[\"'][ \t]*:)")
-    return pattern
+    # any line it matches holds, after the name, one of these (the name first, which
+    # ``re`` finds fast)
+    return OneLine(re.compile(_at_line_start(n), re.MULTILINE),
+                   re.compile(rf"{n}(?:[ \t]*[:=]|[\"'][ \t]*:)"))
 
 
-_HOLDS: dict[re.Pattern[str], re.Pattern[str]] = {}
+@dataclass(frozen=True)
+class OneLine:
+    """A pattern whose matches begin at a line's start and stay in that line, and what
+    every line it matches holds (``holds``): :meth:`finditer` tries it only on such
+    lines, with the matches a pass over the whole text finds."""
+
+    pattern: re.Pattern[str]
+    holds: re.Pattern[str]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        end = -1
+        for found in self.holds.finditer(text):
+            if found.start() <= end:  # its line was tried
+                continue
+            start = text.rfind("\n", 0, found.start()) + 1
+            end = text.find("\n", found.start())
+            end = len(text) if end < 0 else end
+            match = self.pattern.search(text, start, end)
+            if match is not None:
+                yield match
+
+
+class _Finds(Protocol):
+    def finditer(self, text: str, /) -> Iterator[re.Match[str]]: ...
 
 
 @dataclass
@@ -203,32 +228,14 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
     return score, declared
 
 
-def defining_lines(text: str, *patterns: re.Pattern[str]) -> list[int]:
+def defining_lines(text: str, *patterns: _Finds) -> list[int]:
     """The indexes of the lines of ``text`` that a pattern matches (on the line of the
     match's end: the name, or its ``=``), each once; a pass of each over all of them."""
     out: dict[int, None] = {}
     for half in patterns:
-        holds = _HOLDS.get(half)
-        matches = half.finditer(text) if holds is None else _on_lines(text, half, holds)
-        for match in matches:
+        for match in half.finditer(text):
             out[text.count("\n", 0, match.end() - 1)] = None  # the name's line (or its =)
     return sorted(out)
-
-
-def _on_lines(text: str, pattern: re.Pattern[str], holds: re.Pattern[str]
-              ) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(text)`` for a pattern whose matches begin at a line's start and
-    stay in that line, tried only on the lines where ``holds`` finds what it needs."""
-    end = -1
-    for found in holds.finditer(text):
-        if found.start() <= end:  # its line was tried
-            continue
-        start = text.rfind("\n", 0, found.start()) + 1
-        end = text.find("\n", found.start())
-        end = len(text) if end < 0 else end
-        match = pattern.search(text, start, end)
-        if match is not None:
-            yield match
 
 
 def name_line(lines: Sequence[str], name: str) -> int | None:

@@ -49,8 +49,9 @@ def test_assignments_are_tried_on_the_lines_that_may_hold_them_with_the_same_ans
     lines = ["S = 1", "  S == 2", "S:int", "S : int = 3", "'S' :", "S:: x", "f(S=1)",
              "x = S = y", "S", "  S = [1,", "S S = 4", "a.S = 5", "S=", "x == S", "'S'", ""]
     text = "\n".join(lines * 3 + ["S = last"])  # the last line has no newline after it
-    pattern = line_definition("S")
-    whole = sorted({text.count("\n", 0, m.end() - 1) for m in pattern.finditer(text)})
-    assert defining_lines(text, pattern) == whole
+    assignment = line_definition("S")
+    whole = sorted({text.count("\n", 0, m.end() - 1)  # the plain pass over all the text
+                    for m in assignment.pattern.finditer(text)})
+    assert defining_lines(text, assignment) == whole
     assert [i for i in whole if i < len(lines)] == [0, 2, 3, 4, 7, 12]
     assert whole[-1] == len(lines) * 3  # the last line

@@ -62,7 +62,7 @@ class Search:
         ``announce``), then the search itself; ``options`` default to :meth:`options`."""
         from genesis_git.kernel.errors import UsageError
         from genesis_git.search.engine import tokenless_name
-        from genesis_git.search.identifiers import identifier_of, word_of
+        from genesis_git.search.identifiers import written_name
         from genesis_git.search.query import analyse
 
         opts = (options if options is not None else self.options()).validated()
@@ -80,7 +80,7 @@ class Search:
 
         if not opts.files or opts.mode == "vector" or named:  # impact reads no name of it
             return search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
-        if identifier_of(query) or word_of(query):  # its definitions, then the files using it
+        if written_name(query):  # its definitions, then the files using it
             result = search_fresh(ctx, query, opts, refresh=refresh, announce=announce)
             if any("exact" in hit.breakdown for hit in result.hits):
                 return result

@@ -57,12 +57,12 @@ class Symbols:
 
         if not name.strip():
             raise UsageError("empty name", hint="name a class, function, method or table")
-        from genesis_git.search.identifiers import identifier_of, word_of
+        from genesis_git.search.identifiers import written_name
         from genesis_git.search.symbols import assignments
 
         asked = name
         # as search reads a name written as code: `Matrix.det()`, `def order`, `S.`, .det
-        name = identifier_of(name) or word_of(name) or name.strip()
+        name = written_name(name) or name.strip()
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
                                                            index.paths),
