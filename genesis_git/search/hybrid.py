@@ -99,14 +99,26 @@ def ranks_beyond(channels: Mapping[str, tuple[np.ndarray, np.ndarray]], rows: Se
     the rows under that list's mask that score more; a row that scores nothing there has
     no rank in it), and the same ``1 / (k + rank)`` sum, so that its score and its
     explanation say where it stood."""
-    out: dict[int, Fused] = {}
-    for row in rows:
-        item = Fused(0.0)
-        for name, (values, mask) in channels.items():
-            value = values[row]
-            if value > 0 and mask[row]:
-                rank = 1 + int(np.count_nonzero(mask & (values > value)))
-                item.score += 1.0 / (k + rank)
-                item.ranks[name] = rank
-        out[row] = item
+    out = {row: Fused(0.0) for row in rows}
+    if not out:
+        return out
+    asked = np.fromiter(out, dtype=np.int64, count=len(out))
+    for name, (values, mask) in channels.items():
+        value = values[asked]
+        ranked = (value > 0) & mask[asked]
+        if not ranked.any():
+            continue
+        mine = value[ranked]
+        # how many rows under the mask score more than each of ``mine``: each scoring row
+        # falls between two of ``mine`` (sorted), and a row beats those below it
+        order = np.sort(mine)
+        scoring = values[mask & (values > order[0])]
+        below = np.bincount(np.searchsorted(order, scoring, side="left"),
+                            minlength=order.shape[0] + 1)
+        more = np.cumsum(below[::-1])[::-1][1:]  # more[j]: rows above order[j]
+        ranks = 1 + more[np.searchsorted(order, mine, side="left")]
+        for row, rank in zip(asked[ranked].tolist(), ranks.tolist(), strict=True):
+            item = out[row]
+            item.score += 1.0 / (k + rank)
+            item.ranks[name] = rank
     return out

@@ -87,7 +87,8 @@ class OneLine:
     holds: re.Pattern[str]
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.pattern.search(text)
+        """The first match (:meth:`finditer`'s), as ``pattern.search(text)`` finds it."""
+        return next(self.finditer(text), None)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         end = -1

@@ -15,7 +15,7 @@ from genesis_git.search.textlines import keyword_definition, line_definition
 
 def whole_text_tier(text: str, name: str) -> str:
     """The tier as the patterns give it on the whole text (what the tier always was)."""
-    if line_definition(name).search(text) or keyword_definition(name).search(text):
+    if line_definition(name).pattern.search(text) or keyword_definition(name).search(text):
         return DEFINITION
     return NAME if re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) else TOKEN
 

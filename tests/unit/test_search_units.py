@@ -19,7 +19,7 @@ from genesis_git.search.explain import (
     snippet,
 )
 from genesis_git.search.grep import is_definition
-from genesis_git.search.hybrid import rrf
+from genesis_git.search.hybrid import ranks_beyond, rrf
 from genesis_git.search.termindex import Part, TermIndex, bm25, term_hash
 from genesis_git.text.tokens import QueryTerm
 
@@ -79,6 +79,28 @@ def test_rrf_sums_reciprocal_ranks() -> None:
 def _hit(path: str, start: int, score: float, cid: int = 0, text: str = "x") -> Hit:
     return Hit(cid, path, start, start + 2, "Sec", None, "CODE", "comp", "@o", text, score,
                {"bm25": 1.0, "vector": 0.5, "rrf": score, "boosts": {"path": 0.0}})
+
+
+def test_a_row_beyond_the_cut_lists_gets_its_rank_in_each_uncut_list() -> None:
+    """One plus the rows under the list's mask that score more (ties share a rank); no
+    rank where the row scores nothing or the mask leaves it out."""
+    rnd = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rnd.integers(1, 400))
+        lexical = rnd.integers(-2, 6, n).astype(float)  # many ties, zeros and negatives
+        vector = rnd.random(n) * (rnd.random(n) < 0.4)
+        mask = rnd.random(n) < 0.8
+        channels = {"lexical": (lexical, mask), "vector": (vector, ~mask), "none": (0 * vector, mask)}
+        rows = [int(r) for r in rnd.integers(0, n, int(rnd.integers(0, 25)))]
+        fused = ranks_beyond(channels, rows, k=60)
+        assert list(fused) == list(dict.fromkeys(rows))
+        for row, item in fused.items():
+            ranks = {name: 1 + int(np.count_nonzero(m & (v > v[row])))
+                     for name, (v, m) in channels.items() if v[row] > 0 and m[row]}
+            assert item.ranks == ranks and list(item.ranks) == list(ranks)
+            assert item.score == sum(1.0 / (60 + r) for r in ranks.values())
+    fused = ranks_beyond({"lexical": (np.array([3.0, 5.0, 3.0, 1.0]), np.ones(4, bool))}, [0, 2, 3])
+    assert {row: item.ranks["lexical"] for row, item in fused.items()} == {0: 2, 2: 2, 3: 4}
 
 
 def test_group_by_file_keeps_the_order_of_the_hits() -> None:
