@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from genesis_git.git.statusindex import PLAIN_STATUS, drop, status_command, version_of
 from genesis_git.kernel.errors import EnvironmentProblem, GenesisError
 from genesis_git.kernel.gitlog import LogCommit, log_args, split_log
 from genesis_git.kernel.gitrun import SUBPROCESS, GitError, GitResult, git_failed
 from genesis_git.kernel.gitrun import run_git as _run_git
 from genesis_git.kernel.storepath import project_id as base_project_id
+from genesis_git.kernel.storepath import store_dir
 
 if TYPE_CHECKING:
     import subprocess
@@ -31,21 +33,23 @@ def hash_blob(data: bytes) -> str:
 
 
 _LS_FILES = ("ls-files", "-s", "-z")
-# --no-optional-locks: a refresh never takes index.lock, so it cannot make the
-# user's own git command fail while genesis runs beside it
-_STATUS = ("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all",
-           "--no-renames")
+_STATUS = PLAIN_STATUS  # over the store's copy of the index when it can be (status_command)
 _HEAD = ("rev-parse", "--verify", "-q", "HEAD")
 _SNAPSHOT = (_HEAD, _LS_FILES, _STATUS)
 _OPTIONAL = (True, False, False)  # a repository without commits has no HEAD
+# what a snapshot started: the commands asked, their processes, the file states their
+# answers depend on, and the copy of the index git status runs over (or None)
+_Pending = tuple[list[int], list["subprocess.Popen[bytes]"], list[object], "Path | None"]
 
 
-def _spawn_git(commands: Sequence[Sequence[str]], cwd: Path | str) -> list[subprocess.Popen[bytes]]:
-    """Start several git commands at once; :func:`_collect_git` waits for them."""
+def _spawn_git(commands: Sequence[Sequence[str]], cwd: Path | str,
+               envs: Sequence[Mapping[str, str] | None] = ()) -> list[subprocess.Popen[bytes]]:
+    """Start several git commands at once (each in its environment of ``envs``, when
+    given); :func:`_collect_git` waits for them."""
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        for args in commands:
-            procs.append(SUBPROCESS.start(args, cwd))
+        for i, args in enumerate(commands):
+            procs.append(SUBPROCESS.start(args, cwd, env=envs[i] if envs else None))
     except EnvironmentProblem:
         for proc in procs:  # pragma: no cover - git vanished between two calls
             proc.kill()
@@ -68,16 +72,6 @@ def _collect_git(commands: Sequence[Sequence[str]], procs: Sequence[subprocess.P
             name = " ".join(a for a in args[:3] if not a.startswith("--"))
             raise git_failed(args, proc.returncode, err, name)
     return result
-
-
-def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
-    """A file's identity and version: git replaces its index and refs by renaming a new
-    file into place, so a rewrite changes the inode and the times."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def run_git(args: Sequence[str], cwd: Path | str, *, input: bytes | None = None,
@@ -133,8 +127,7 @@ class Repo:
     root: Path
     git_dir: Path
     common_dir: Path
-    _pending: tuple[list[int], list[subprocess.Popen[bytes]], list[object]] | None = field(
-        default=None, repr=False, compare=False)
+    _pending: _Pending | None = field(default=None, repr=False, compare=False)
     # the last output of HEAD and ls-files with the file state it was read from, so that a
     # long-lived process (the MCP server) runs only git status while neither changed
     _kept: dict[int, tuple[object, bytes | None]] = field(default_factory=dict, repr=False,
@@ -241,19 +234,28 @@ class Repo:
         if self._pending is None:
             self._pending = self._spawn_snapshot()
 
-    def _spawn_snapshot(self) -> tuple[list[int], list[subprocess.Popen[bytes]], list[object]]:
+    def _spawn_snapshot(self) -> _Pending:
         """The snapshot's git processes, without those whose answer this object already
-        holds for the same state of the files it depends on (see :meth:`_state_of`)."""
+        holds for the same state of the files it depends on (see :meth:`_state_of`), and
+        the copy of the index git status runs over, if it does
+        (:func:`~genesis_git.git.statusindex.status_command`)."""
         states = [self._state_of(i) for i in range(len(_SNAPSHOT))]
         todo = [i for i, st in enumerate(states)
                 if st is None or i not in self._kept or self._kept[i][0] != st]
-        return todo, _spawn_git([_SNAPSHOT[i] for i in todo], self.root), states
+        commands: list[Sequence[str]] = [_SNAPSHOT[i] for i in todo]
+        envs: list[Mapping[str, str] | None] = [None] * len(todo)
+        copy = None
+        if todo and _SNAPSHOT[todo[-1]] is _STATUS:
+            commands[-1], envs[-1] = status_command(
+                self.git_dir, Path(store_dir(str(self.common_dir))))
+            copy = Path(envs[-1]["GIT_INDEX_FILE"]) if envs[-1] is not None else None
+        return todo, _spawn_git(commands, self.root, envs), states, copy
 
     def _state_of(self, which: int) -> object:
         """What the output of ``_SNAPSHOT[which]`` depends on, as file stats; ``None`` when
         it must always be asked (git status, or a layout this does not read)."""
         if _SNAPSHOT[which] is _LS_FILES:
-            return _stat_key(self.git_dir / "index")
+            return version_of(self.git_dir / "index")
         if _SNAPSHOT[which] is not _HEAD or (self.common_dir / "reftable").exists():
             return None
         try:
@@ -268,15 +270,19 @@ class Repo:
                 return None  # a symbolic ref to a symbolic ref: ask git
         except OSError:
             pass  # packed, or the branch has no commit yet
-        return (head, _stat_key(self.common_dir / ref) if ref else None,
-                _stat_key(self.common_dir / "packed-refs"))
+        return (head, version_of(self.common_dir / ref) if ref else None,
+                version_of(self.common_dir / "packed-refs"))
 
     def snapshot(self) -> RawSnapshot:
         """HEAD, the index's files (``git ls-files -s``) and the worktree's changes
         (``git status``), from git processes that run side by side.  HEAD and the index's
         files are asked again only when the files they come from changed."""
-        (todo, procs, states), self._pending = self._pending or self._spawn_snapshot(), None
-        outputs = _collect_git([_SNAPSHOT[i] for i in todo], procs, [_OPTIONAL[i] for i in todo])
+        (todo, procs, states, copy), self._pending = self._pending or self._spawn_snapshot(), None
+        optional = [_OPTIONAL[i] or (_SNAPSHOT[i] is _STATUS and copy is not None) for i in todo]
+        outputs = _collect_git([_SNAPSHOT[i] for i in todo], procs, optional)
+        if copy is not None and outputs[-1] is None:  # git could not read the copy
+            drop(copy)
+            outputs[-1] = run_git(_STATUS, self.root).stdout
         for i, out in zip(todo, outputs, strict=True):
             self._kept[i] = (states[i], out)
         head, stage, status = (self._kept[i][1] for i in range(len(_SNAPSHOT)))

@@ -231,7 +231,8 @@ class SubprocessRunner(GitRunner):
         return GitResult(args, proc.returncode, out, err)
 
     def start(self, args: Sequence[str], cwd: str | os.PathLike[str] | None = None, *,
-              stderr: bool = True) -> subprocess.Popen[bytes]:
+              stderr: bool = True, env: Mapping[str, str] | None = None
+              ) -> subprocess.Popen[bytes]:
         """``git args`` started with its standard output piped (and its standard error, or
         thrown away without ``stderr``); the caller reads and waits."""
         import subprocess
@@ -239,7 +240,8 @@ class SubprocessRunner(GitRunner):
         try:
             return subprocess.Popen(["git", *args], cwd=None if cwd is None else os.fspath(cwd),
                                     stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE if stderr else subprocess.DEVNULL)
+                                    stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
+                                    env=dict(env) if env is not None else None)
         except FileNotFoundError:
             raise git_missing() from None
 

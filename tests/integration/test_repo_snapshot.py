@@ -68,8 +68,8 @@ def test_only_git_status_runs_while_nothing_changed(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     repo = find_repo(root)
     repo.snapshot()
-    todo, procs, _ = repo._spawn_snapshot()
+    todo, procs, _, _ = repo._spawn_snapshot()
     for proc in procs:
         proc.communicate()
-    assert [p.args[1:3] for p in procs] == [["--no-optional-locks", "status"]]
+    assert len(procs) == 1 and "status" in procs[0].args
     assert len(todo) == 1
