@@ -247,7 +247,7 @@ class Repo:
         copy = None
         if todo and _SNAPSHOT[todo[-1]] is _STATUS:
             commands[-1], envs[-1] = status_command(
-                self.git_dir, Path(store_dir(str(self.common_dir))))
+                self.git_dir, self.common_dir, Path(store_dir(str(self.common_dir))))
             copy = Path(envs[-1]["GIT_INDEX_FILE"]) if envs[-1] is not None else None
         return todo, _spawn_git(commands, self.root, envs), states, copy
 

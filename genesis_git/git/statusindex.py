@@ -48,21 +48,42 @@ CACHED_STATUS = ("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFi
 FOLDER = "status"
 
 
-def status_command(git_dir: Path, store: Path) -> tuple[tuple[str, ...], dict[str, str] | None]:
+def status_command(git_dir: Path, common_dir: Path, store: Path
+                   ) -> tuple[tuple[str, ...], dict[str, str] | None]:
     """The status's arguments and environment (``None``: the caller's) for the worktree
-    whose git folder is ``git_dir``, with its copy of the index under ``store``."""
+    whose git folder is ``git_dir`` (of the repository whose common folder is
+    ``common_dir``), with its copy of the index under ``store``."""
     if "GIT_INDEX_FILE" in os.environ or not store.is_dir():
         return PLAIN_STATUS, None
-    copy = _copy_of(git_dir / "index", store / FOLDER, _worktree_key(git_dir))
+    copy = _copy_of(git_dir / "index", store / FOLDER, _worktree_key(common_dir, git_dir))
     if copy is None:
         return PLAIN_STATUS, None
     return CACHED_STATUS, {**os.environ, "GIT_INDEX_FILE": str(copy)}
 
 
-def _worktree_key(git_dir: Path) -> str:
-    """A name for one worktree's copies (a store may serve several worktrees, and
-    ``GENESIS_HOME`` several repositories)."""
-    return hashlib.sha1(os.fsencode(git_dir.resolve())).hexdigest()[:16]
+def gone_copies(common_dir: Path, store: Path) -> list[Path]:
+    """The copies of this repository's worktrees that are gone (``git worktree remove``
+    or ``prune``): the copies of other repositories' worktrees (``GENESIS_HOME`` shared)
+    are not this repository's to judge."""
+    folder = store / FOLDER
+    if not folder.is_dir():
+        return []
+    worktrees = common_dir / "worktrees"
+    git_dirs = [common_dir, *(worktrees.iterdir() if worktrees.is_dir() else ())]
+    live = {_worktree_key(common_dir, d) for d in git_dirs}
+    mine = _key(common_dir) + "."
+    return sorted(p for p in folder.iterdir()
+                  if p.name.startswith(mine) and p.name.split("-", 1)[0] not in live)
+
+
+def _worktree_key(common_dir: Path, git_dir: Path) -> str:
+    """A name for one worktree's copies: a store serves every worktree of a clone, and
+    ``GENESIS_HOME`` may serve several repositories."""
+    return f"{_key(common_dir)}.{_key(git_dir)}"
+
+
+def _key(folder: Path) -> str:
+    return hashlib.sha1(os.fsencode(folder.resolve())).hexdigest()[:12]
 
 
 def _copy_of(index: Path, folder: Path, worktree: str) -> Path | None:

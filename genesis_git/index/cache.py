@@ -22,6 +22,7 @@ from typing import Any
 from genesis_git.config.schema import IndexSettings
 from genesis_git.config.settings import Config
 from genesis_git.git.repo import Repo
+from genesis_git.git.statusindex import drop, gone_copies
 from genesis_git.index import chunk, packs
 from genesis_git.providers.embedders import embedder_from_config, embedder_id, hashing_dim
 from genesis_git.store import blobs
@@ -144,7 +145,9 @@ def _search_bases(repo: Repo) -> list[Path]:
 def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
        dry_run: bool = False) -> dict[str, Any]:
     """Remove cached blobs that no session maps and HEAD does not hold (under the current
-    chunker and embedder), and the search bases of sessions that are no longer active;
+    chunker and embedder), the search bases of sessions that are no longer active and the
+    copies of the index that worktrees now gone kept for git status
+    (:func:`~genesis_git.git.statusindex.gone_copies`);
     then give the store's free pages back when they are more than a quarter of it."""
     head_shas: set[str] = set()
     if repo.head_sha():
@@ -158,18 +161,22 @@ def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
     doomed = [(r[0], r[2]) for r in rows if r[1] not in head_shas or (r[3], r[4]) != current]
     active = session_rows.active_ids(conn)
     stale_bases = [p for p in _search_bases(repo) if p.stem not in active]
+    gone = gone_copies(repo.common_dir, store_path(repo).parent)
     if not dry_run:
         if doomed:
             with transaction(conn):
                 blobs.delete(conn, [i for i, _ in doomed])
         for p in stale_bases:
             p.unlink(missing_ok=True)
+        for p in gone:
+            drop(p)
     reclaimed = 0 if dry_run else compact(conn)
     return {
         "dry_run": dry_run,
         "blobs_removed": len(doomed),
         "chunks_removed": sum(n for _, n in doomed),
         "search_bases_removed": len(stale_bases),
+        "status_copies_removed": len(gone),
         "blobs_kept": blobs.count(conn),
         "bytes_reclaimed": reclaimed,
     }

@@ -21,6 +21,9 @@ def stats_lines(s: dict[str, Any]) -> list[str]:
 def gc_line(r: dict[str, Any], dry_run: bool) -> str:
     verb = "would remove" if dry_run else "removed"
     return (f"{verb} {r['blobs_removed']} blobs ({r['chunks_removed']} chunks) and "
-            f"{r['search_bases_removed']} search bases; {r['blobs_kept']} blobs kept"
+            f"{r['search_bases_removed']} search bases"
+            + (f" and {r['status_copies_removed']} index copies of removed worktrees"
+               if r.get("status_copies_removed") else "")
+            + f"; {r['blobs_kept']} blobs kept"
             + (f"; the store gave back {r['bytes_reclaimed'] / 1e6:.1f} MB"
                if r["bytes_reclaimed"] else ""))

@@ -4,6 +4,7 @@ every kind of change, and the user's index is never written."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -80,7 +81,7 @@ def test_the_copy_says_what_git_status_says_after_every_change(tmp_path: Path,
 def test_the_copy_is_made_once_for_each_version_of_the_index(tmp_path: Path,
                                                              genesis_env: Path) -> None:
     root = make_repo(tmp_path / "r", {"a.txt": "a\n"})
-    args, env = status_command(root / ".git", genesis_env)
+    args, env = status_command(root / ".git", root / ".git", genesis_env)
     assert args == CACHED_STATUS and env is not None
     copy = Path(env["GIT_INDEX_FILE"])
     index = root / ".git" / "index"
@@ -90,9 +91,10 @@ def test_the_copy_is_made_once_for_each_version_of_the_index(tmp_path: Path,
     assert copy.read_bytes() == index.read_bytes()
     find_repo(root).snapshot()  # git writes the copy: its cache and refreshed stat data
     written = version_of(copy)
-    assert status_command(root / ".git", genesis_env)[1] == env and version_of(copy) == written
+    assert status_command(root / ".git", root / ".git", genesis_env)[1] == env
+    assert version_of(copy) == written
     git(root, "add", "a.txt")  # the same content: git still writes a new index
-    args, again = status_command(root / ".git", genesis_env)
+    args, again = status_command(root / ".git", root / ".git", genesis_env)
     assert again is not None and again["GIT_INDEX_FILE"] != str(copy)
     assert copies(genesis_env) == [Path(again["GIT_INDEX_FILE"])]
 
@@ -118,20 +120,20 @@ def test_the_plain_status_when_the_copy_would_not_say_the_same(
         tmp_path: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     git_dir = root / ".git"
-    assert status_command(git_dir, genesis_env / "missing") == (PLAIN_STATUS, None)
+    assert status_command(git_dir, git_dir, genesis_env / "missing") == (PLAIN_STATUS, None)
     blocked = tmp_path / "store"
     (blocked / FOLDER).parent.mkdir()
     (blocked / FOLDER).write_text("")  # where the copies go is a file: no copy can be made
-    assert status_command(git_dir, blocked) == (PLAIN_STATUS, None)
+    assert status_command(git_dir, git_dir, blocked) == (PLAIN_STATUS, None)
     monkeypatch.setenv("GIT_INDEX_FILE", str(git_dir / "next-index.lock"))  # a commit's hook
-    assert status_command(git_dir, genesis_env) == (PLAIN_STATUS, None)
+    assert status_command(git_dir, git_dir, genesis_env) == (PLAIN_STATUS, None)
     monkeypatch.delenv("GIT_INDEX_FILE")
     (git_dir / "index").unlink()  # no index yet
-    assert status_command(git_dir, genesis_env) == (PLAIN_STATUS, None)
+    assert status_command(git_dir, git_dir, genesis_env) == (PLAIN_STATUS, None)
     git(root, "reset", "-q")
     git(root, "update-index", "--split-index")  # its entries live in .git/sharedindex.*
     assert list(git_dir.glob("sharedindex.*"))
-    assert status_command(git_dir, genesis_env) == (PLAIN_STATUS, None)
+    assert status_command(git_dir, git_dir, genesis_env) == (PLAIN_STATUS, None)
     write(root, "b.txt", "b\n")
     assert find_repo(root).snapshot().status == plain_status(root) == b"?? b.txt\0"
     assert copies(genesis_env) == []
@@ -140,7 +142,7 @@ def test_the_plain_status_when_the_copy_would_not_say_the_same(
 def test_a_copy_git_cannot_write_still_answers(tmp_path: Path, genesis_env: Path) -> None:
     """Another process holds the copy's lock: git reads the copy and writes nothing."""
     root = make_repo(tmp_path / "r", {"a.txt": "a\n"})
-    env = status_command(root / ".git", genesis_env)[1]
+    env = status_command(root / ".git", root / ".git", genesis_env)[1]
     assert env is not None
     Path(env["GIT_INDEX_FILE"] + ".lock").write_bytes(b"")
     write(root, "sub/b.txt", "b\n")
@@ -149,7 +151,7 @@ def test_a_copy_git_cannot_write_still_answers(tmp_path: Path, genesis_env: Path
 
 def test_a_copy_git_cannot_read_gives_way_to_the_index(tmp_path: Path, genesis_env: Path) -> None:
     root = make_repo(tmp_path / "r", {"a.txt": "a\n"})
-    env = status_command(root / ".git", genesis_env)[1]
+    env = status_command(root / ".git", root / ".git", genesis_env)[1]
     assert env is not None
     copy = Path(env["GIT_INDEX_FILE"])
     copy.write_bytes(b"DIRC broken")  # a disk that filled up, a copy cut short
@@ -175,3 +177,31 @@ def test_snapshots_that_make_the_copy_at_once_all_answer(tmp_path: Path,
         assert len(copies(genesis_env)) == 1
         assert [p.name for p in (genesis_env / FOLDER).iterdir()
                 if not p.name.endswith(".index")] == []  # no part left behind
+
+
+def test_gc_removes_the_copies_of_worktrees_that_are_gone(
+        tmp_path: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    other = make_repo(tmp_path / "other", {"b.txt": "b\n"})  # GENESIS_HOME shared with it
+    git(root, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "side")
+    for where in (root, tmp_path / "wt", other):
+        find_repo(where).snapshot()
+    assert len(copies(genesis_env)) == 3
+    git(root, "worktree", "remove", str(tmp_path / "wt"))
+    from typer.testing import CliRunner
+
+    from genesis_git.cli.main import app
+
+    runner = CliRunner()
+    monkeypatch.chdir(root)
+    dry = runner.invoke(app, ["cache", "gc", "--dry-run"])
+    assert "and 1 index copies of removed worktrees" in dry.output
+    assert len(copies(genesis_env)) == 3
+    done = json.loads(runner.invoke(app, ["cache", "gc", "--json"]).output)
+    assert done["status_copies_removed"] == 1
+    left = copies(genesis_env)
+    assert len(left) == 2  # this clone's main worktree and the other repository's
+    assert find_repo(root).snapshot().status == plain_status(root) == b""
+    assert copies(genesis_env) == left
+    assert json.loads(runner.invoke(app, ["cache", "gc", "--json"]).output)[
+        "status_copies_removed"] == 0
