@@ -172,7 +172,8 @@ def assignments(root: Path, name: str, paths: set[str]) -> list[Definition]:
             continue
         texts = found.lines()
         out += [Definition(tail, "variable", path, found.numbers[i], found.numbers[i])
-                for i in defining_lines(found.text, assigns, declares) if not indented(texts[i])]
+                for i in defining_lines(found.text, assigns, declares, numbers=found.numbers)
+                if not indented(texts[i])]
     return sorted(out, key=_definition_rank)
 
 

@@ -220,7 +220,7 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
             continue
         texts = found.lines()
         after_keyword = keyword_definition(name, is_python(path))
-        for i in defining_lines(found.text, at_start, after_keyword):
+        for i in defining_lines(found.text, at_start, after_keyword, numbers=found.numbers):
             top = not indented(texts[i])
             r = int(hit[i])
             score[r] += (DEFINING_LINE if top else DEFINING_LINE / 10) - 1.0
@@ -229,13 +229,20 @@ def line_scores(idx: SessionIndex, lines: Mapping[str, WordLines], name: str
     return score, declared
 
 
-def defining_lines(text: str, *patterns: _Finds) -> list[int]:
+def defining_lines(text: str, *patterns: _Finds, numbers: Sequence[int] | None = None
+                   ) -> list[int]:
     """The indexes of the lines of ``text`` that a pattern matches (on the line of the
-    match's end: the name, or its ``=``), each once; a pass of each over all of them."""
+    match's end: the name, or its ``=``), each once; a pass of each over all of them.
+    ``numbers``: the line number in its file of each line of ``text`` (the lines git gives
+    of a word); a match over lines that are no neighbours there (``def`` ending one, the
+    name starting another far below it) is none."""
     out: dict[int, None] = {}
     for half in patterns:
         for match in half.finditer(text):
-            out[text.count("\n", 0, match.end() - 1)] = None  # the name's line (or its =)
+            last = text.count("\n", 0, match.end() - 1)  # the name's line (or its =)
+            first = last - match.group().count("\n")
+            if numbers is None or numbers[last] - numbers[first] == last - first:
+                out[last] = None
     return sorted(out)
 
 

@@ -55,3 +55,14 @@ def test_assignments_are_tried_on_the_lines_that_may_hold_them_with_the_same_ans
     assert defining_lines(text, assignment) == whole
     assert [i for i in whole if i < len(lines)] == [0, 2, 3, 4, 7, 12]
     assert whole[-1] == len(lines) * 3  # the last line
+
+
+@pytest.mark.parametrize("python", [True, False])
+def test_two_lines_git_gives_far_apart_are_no_neighbours(python: bool) -> None:
+    """A keyword that ends one line git gives of a word and the word starting the next
+    make a definition only when the two are neighbours in their file."""
+    text = "# an x of type\nx(3)\ny = 'S' if x else class\nx = f(x)\n    return x\ndef x(a):"
+    patterns = (line_definition("x"), keyword_definition("x", python))
+    assert defining_lines(text, *patterns, numbers=[4, 90, 100, 101, 120, 130]) == [3, 5]
+    assert defining_lines(text, *patterns, numbers=[4, 5, 100, 101, 120, 130]) == [1, 3, 5]
+    assert defining_lines(text, *patterns) == [1, 3, 5]  # one text: its lines are neighbours
