@@ -136,16 +136,19 @@ def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
     }
 
 
-def _search_bases(repo: Repo) -> list[Path]:
-    """The saved search bases (``<store>/search/<session>.idx``)."""
+def _search_bases(repo: Repo, kind: str = "*.idx") -> list[Path]:
+    """The saved search bases (``<store>/search/<session>.idx``), or with ``kind``
+    ``*.classes`` the lines a class walk keeps beside them
+    (:mod:`~genesis_git.search.classlines`)."""
     folder = store_path(repo).parent / SEARCH_DIR
-    return sorted(folder.glob("*.idx")) if folder.is_dir() else []
+    return sorted(folder.glob(kind)) if folder.is_dir() else []
 
 
 def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
        dry_run: bool = False) -> dict[str, Any]:
     """Remove cached blobs that no session maps and HEAD does not hold (under the current
-    chunker and embedder), the search bases of sessions that are no longer active and the
+    chunker and embedder), the search bases of sessions that are no longer active (and
+    what their class walks kept beside them), and the
     copies of the index that worktrees now gone kept for git status
     (:func:`~genesis_git.git.statusindex.gone_copies`);
     then give the store's free pages back when they are more than a quarter of it."""
@@ -166,7 +169,8 @@ def gc(conn: sqlite3.Connection, repo: Repo, config: Config,
         if doomed:
             with transaction(conn):
                 blobs.delete(conn, [i for i, _ in doomed])
-        for p in stale_bases:
+        for p in stale_bases + [p for p in _search_bases(repo, "*.classes")
+                                if p.stem not in active]:
             p.unlink(missing_ok=True)
         for p in gone:
             drop(p)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import builtins
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from genesis_git.git.greplines import grep_records
@@ -129,12 +129,15 @@ class Lineage:
     change (search with the session's index, ``genesis symbols`` with its definitions):
     the class statements are read once, by the first walk, for every name asked later."""
 
-    def __init__(self, root: Path, conn: sqlite3.Connection | None = None):
+    def __init__(self, root: Path, conn: sqlite3.Connection | None = None,
+                 lines: Callable[[], list[tuple[str, int, str]] | None] | None = None):
         self.root = root
         self.conn = conn
         self._ancestors: dict[str, list[str]] = {}
         self._files: dict[str, list[str]] = {}
-        self._tree = _Tree(root)  # the class statements, read by the first walk for all
+        # the class statements, read by the first walk for all (from ``lines``, every
+        # class statement and alias of the tree, when it gives them)
+        self._tree = _Tree(root, lines)
 
     def ancestors(self, name: str) -> list[str]:
         """:func:`ancestors` of ``name``, read once.  A name in lower case that no class
@@ -238,21 +241,29 @@ class _Tree:
     aliases of the names asked first, and the aliases of later names no class statement
     defines, read by one more per level that has such names."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path,
+                 lines: Callable[[], list[tuple[str, int, str]] | None] | None = None):
         self.root = root
         self._classes: dict[str, list[tuple[str, int, str]]] | None = None
         self._aliases: dict[str, list[str]] = {}  # name -> what it is made equal to
         self._asked: set[str] = set()  # names whose aliases were looked for
+        self._every = lines  # every class statement and alias line, or None: ask git
+        self._all = False  # whether the aliases of every name were read
 
     def parents(self, names: list[str]) -> dict[str, list[str]]:
         """Each of ``names`` with the names its class statements (or, when it has none, its
         aliases) give, in the order of the files (git's) and their lines."""
         if self._classes is None:
             self._classes = {}
-            self._lines(["class ", "class\t"], names)
+            every = self._every() if self._every is not None else None
+            if every is not None:
+                self._read(every, None)
+                self._all = True
+            else:
+                self._lines(["class ", "class\t"], names)
         others = [n for n in names if n not in self._classes and n not in _NOT_ALIASES
                   and _capitalised(n)]
-        if [n for n in others if n not in self._asked]:
+        if not self._all and [n for n in others if n not in self._asked]:
             self._lines([], [n for n in others if n not in self._asked])
         out: dict[str, list[str]] = {}
         for name in names:
@@ -268,13 +279,22 @@ class _Tree:
         assert self._classes is not None
         wanted = [n for n in names if n not in _NOT_ALIASES and _capitalised(n)]
         self._asked.update(wanted)
-        for path, number, line in self._grep(strings + [f"{n}{form}" for n in wanted
-                                                        for form in (" =", "=", ":")]):
-            head = _HEAD.match(line) if strings else None
+        self._read(self._grep(strings + [f"{n}{form}" for n in wanted
+                                         for form in (" =", "=", ":")]),
+                   set(wanted), classes=bool(strings))
+
+    def _read(self, lines: list[tuple[str, int, str]], wanted: set[str] | None, *,
+              classes: bool = True) -> None:
+        """Keep the class statements of ``lines`` (with ``classes``) and the aliases of the
+        names ``wanted`` (``None``: of every name that may be one)."""
+        assert self._classes is not None
+        for path, number, line in lines:
+            head = _HEAD.match(line) if classes else None
             alias = alias_targets(line)
             if head is not None:
                 self._classes.setdefault(head.group(1), []).append((path, number, line))
-            elif alias is not None and alias[0] in wanted:
+            elif alias is not None and (alias[0] in wanted if wanted is not None else
+                                        alias[0] not in _NOT_ALIASES and _capitalised(alias[0])):
                 listed = self._aliases.setdefault(alias[0], [])
                 listed += [t for t in alias[1] if t not in listed]
 

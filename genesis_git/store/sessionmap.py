@@ -109,6 +109,12 @@ def paths_and_blobs(conn: sqlite3.Connection, session_id: str
         (session_id,))
 
 
+def path_blobs(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, str]]:
+    """``(path, blob SHA)`` of every path of the session."""
+    return [(str(r[0]), str(r[1])) for r in conn.execute(
+        "SELECT path, blob_sha FROM rag_session_chunk_map WHERE session_id=?", (session_id,))]
+
+
 def blob_ids(conn: sqlite3.Connection, session_id: str) -> list[int]:
     """The cached blobs the session maps (once per path)."""
     return [int(r[0]) for r in conn.execute(

@@ -66,7 +66,7 @@ class Symbols:
         ctx, sid, index = self._index(refresh)
         defined = index.define(name, lambda n: assignments(ctx.repo.root, n,
                                                            index.paths),
-                               self._lineage_of(ctx.repo.root, ctx.conn))
+                               self._lineage_of(ctx.repo.root, ctx.conn, sid))
         out: dict[str, Any] = {"name": asked.strip(), "session": sid,
                                "definitions": [d.as_dict() for d in defined]}
         if refs:
@@ -80,11 +80,12 @@ class Symbols:
                 {**m.as_dict(), "location": f"{m.path}:{m.line}"} for m in found]
         return out
 
-    def _lineage_of(self, root: Path, conn: sqlite3.Connection) -> Lineage:
+    def _lineage_of(self, root: Path, conn: sqlite3.Connection, sid: str) -> Lineage:
+        from genesis_git.search.classlines import session_lines
         from genesis_git.search.inherit import Lineage
 
         if self._lineage is None:
-            self._lineage = Lineage(root, conn)
+            self._lineage = Lineage(root, conn, session_lines(conn, root, sid))
         return self._lineage
 
     def outline(self, path: str, *, refresh: bool = True) -> dict[str, Any]:
