@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from genesis_git.git.statusindex import PLAIN_STATUS, drop, status_command, version_of
+from genesis_git.git.statusindex import PLAIN_STATUS, renew, status_command, version_of
 from genesis_git.kernel.errors import EnvironmentProblem, GenesisError
 from genesis_git.kernel.gitlog import LogCommit, log_args, split_log
 from genesis_git.kernel.gitrun import SUBPROCESS, GitError, GitResult, git_failed
@@ -281,7 +281,7 @@ class Repo:
         optional = [_OPTIONAL[i] or (_SNAPSHOT[i] is _STATUS and copy is not None) for i in todo]
         outputs = _collect_git([_SNAPSHOT[i] for i in todo], procs, optional)
         if copy is not None and outputs[-1] is None:  # git could not read the copy
-            drop(copy)
+            renew(copy, self.git_dir / "index")
             outputs[-1] = run_git(_STATUS, self.root).stdout
         for i, out in zip(todo, outputs, strict=True):
             self._kept[i] = (states[i], out)

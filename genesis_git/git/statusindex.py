@@ -20,13 +20,17 @@ says is the same as over the index itself:
 * the copy keeps the index's modification time, so that an entry git must look at again
   (*racily clean*: its file changed in the tick the index was written) still is one;
 * git's own checks keep the cache right: a folder whose time changed is read again, and
-  an ignore rule that changed drops what it covered.
+  an ignore rule that changed drops what it covered;
+* a copy is never removed while a process may be about to run git over it (git reads a
+  missing index file as an empty index): the copies of older versions go once the index
+  has not changed for :data:`SETTLED_NS`, and a copy git cannot read is replaced by a
+  new copy, not removed.
 
 The plain ``--no-optional-locks`` status runs instead when git is told which index to
 use (``GIT_INDEX_FILE``: a hook of a commit, whose index is a temporary one), when the
 index is split (its entries are in a shared file of the git folder, which git would
 write again), when there is no store folder or no index yet, and when the copy cannot be made;
-a copy git cannot read is dropped and the status asked again over the index itself
+when git cannot read the copy, the status is asked again over the index itself
 (:meth:`~genesis_git.git.repo.Repo.snapshot`).
 """
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from pathlib import Path
 
 STATUS_ARGS = ("status", "--porcelain=v1", "-z", "--untracked-files=all",
@@ -46,6 +51,10 @@ PLAIN_STATUS = ("--no-optional-locks", *STATUS_ARGS)
 CACHED_STATUS = ("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
                  "-c", "core.splitIndex=false", *STATUS_ARGS)
 FOLDER = "status"
+# the copies of an older version of the index are removed only once the index has not
+# changed for this long: a process that saw the older version has opened its copy by then
+# (git reads a missing index file as an empty one, so a copy must never vanish under it)
+SETTLED_NS = 300 * 10**9
 
 
 def status_command(git_dir: Path, common_dir: Path, store: Path
@@ -94,6 +103,7 @@ def _copy_of(index: Path, folder: Path, worktree: str) -> Path | None:
         version = _version(st)
         copy = folder / f"{worktree}-{'-'.join(map(str, version))}.index"
         if copy.is_file():
+            _settle(folder, worktree, copy, st)
             return copy
         if any(index.parent.glob("sharedindex.*")):
             return None  # a split index: its entries are in a file of the git folder
@@ -102,16 +112,45 @@ def _copy_of(index: Path, folder: Path, worktree: str) -> Path | None:
             return None  # being replaced while read
         folder.mkdir(exist_ok=True)
         part = copy.with_name(f"{copy.name}.{os.urandom(6).hex()}.part")  # each writer its own
-        with open(part, "xb") as out:
-            out.write(data)
+        try:
+            with open(part, "xb") as out:
+                out.write(data)
+            os.utime(part, ns=(st.st_atime_ns, st.st_mtime_ns))
+            os.replace(part, copy)
+        except OSError:
+            drop(part)
+            raise
+    except OSError:
+        return None
+    _settle(folder, worktree, copy, st)
+    return copy
+
+
+def _settle(folder: Path, worktree: str, copy: Path, st: os.stat_result) -> None:
+    """Remove the worktree's copies of older versions of the index (their locks and part
+    files too) once it has not changed for :data:`SETTLED_NS`."""
+    if time.time_ns() - st.st_ctime_ns <= SETTLED_NS:
+        return  # a process that saw an older version may not have opened its copy yet
+    for old in folder.glob(f"{worktree}-*"):
+        if not old.name.startswith(copy.name):
+            drop(old)
+
+
+def renew(copy: Path, index: Path) -> None:
+    """Put a new copy of ``index`` in place of ``copy``, which git could not read, when
+    the index is still the version it was copied from (a copy is replaced, never removed:
+    a process about to run git over it must never find it missing, where git would read
+    an empty index)."""
+    try:
+        st = index.stat()
+        if not copy.name.endswith(f"-{'-'.join(map(str, _version(st)))}.index"):
+            return
+        part = copy.with_name(f"{copy.name}.{os.urandom(6).hex()}.part")
+        part.write_bytes(index.read_bytes())
         os.utime(part, ns=(st.st_atime_ns, st.st_mtime_ns))
         os.replace(part, copy)
     except OSError:
-        return None
-    for old in folder.glob(f"{worktree}-*"):  # older versions, their locks and parts
-        if not old.name.startswith(copy.name):
-            drop(old)
-    return copy
+        return
 
 
 def drop(path: Path) -> None:

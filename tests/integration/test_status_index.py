@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from genesis_git.git import statusindex
 from genesis_git.git.repo import find_repo
 from genesis_git.git.statusindex import (
     CACHED_STATUS,
@@ -68,9 +69,9 @@ def test_the_copy_says_what_git_status_says_after_every_change(tmp_path: Path,
         step()
         check()
     assert version_of(index) == before  # the user's index was never written
-    git(root, "add", "-A")  # the index changes: a copy of the new one replaces the old
+    git(root, "add", "-A")  # the index changes: a copy of the new one beside the old
     check()
-    assert version_of(index) != before and len(copies(genesis_env)) == 1
+    assert version_of(index) != before and len(copies(genesis_env)) == 2
     git(root, "commit", "-q", "-m", "all")
     check()
     write(root, "src/fresh/three.py", "u = 6\n")
@@ -78,8 +79,8 @@ def test_the_copy_says_what_git_status_says_after_every_change(tmp_path: Path,
     assert plain_status(root) == b"?? src/fresh/three.py\0"
 
 
-def test_the_copy_is_made_once_for_each_version_of_the_index(tmp_path: Path,
-                                                             genesis_env: Path) -> None:
+def test_the_copy_is_made_once_for_each_version_of_the_index(
+        tmp_path: Path, genesis_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     args, env = status_command(root / ".git", root / ".git", genesis_env)
     assert args == CACHED_STATUS and env is not None
@@ -96,6 +97,10 @@ def test_the_copy_is_made_once_for_each_version_of_the_index(tmp_path: Path,
     git(root, "add", "a.txt")  # the same content: git still writes a new index
     args, again = status_command(root / ".git", root / ".git", genesis_env)
     assert again is not None and again["GIT_INDEX_FILE"] != str(copy)
+    # the older copy stays while a process that saw that version may still open it
+    assert copies(genesis_env) == sorted([copy, Path(again["GIT_INDEX_FILE"])])
+    monkeypatch.setattr(statusindex, "SETTLED_NS", 0)  # the index has not changed for long
+    assert status_command(root / ".git", root / ".git", genesis_env)[1] == again
     assert copies(genesis_env) == [Path(again["GIT_INDEX_FILE"])]
 
 
@@ -154,11 +159,13 @@ def test_a_copy_git_cannot_read_gives_way_to_the_index(tmp_path: Path, genesis_e
     env = status_command(root / ".git", root / ".git", genesis_env)[1]
     assert env is not None
     copy = Path(env["GIT_INDEX_FILE"])
-    copy.write_bytes(b"DIRC broken")  # a disk that filled up, a copy cut short
+    copy.write_bytes(b"DIRC broken")  # a copy cut short
     write(root, "b.txt", "b\n")
     assert find_repo(root).snapshot().status == plain_status(root) == b"?? b.txt\0"
-    assert not copy.exists()  # dropped, and made again by the next snapshot
-    assert find_repo(root).snapshot().status == b"?? b.txt\0" and copy.exists()
+    # replaced by a new copy, never removed: another process may be about to open it
+    assert copy.read_bytes() == (root / ".git" / "index").read_bytes()
+    assert find_repo(root).snapshot().status == b"?? b.txt\0"
+    assert untracked_cache(copy)  # git read it this time, and wrote its cache there
 
 
 def test_snapshots_that_make_the_copy_at_once_all_answer(tmp_path: Path,
@@ -167,14 +174,14 @@ def test_snapshots_that_make_the_copy_at_once_all_answer(tmp_path: Path,
                                        for i in range(20) for j in range(20)})
     write(root, "d3/new.txt", "new\n")
     expected = plain_status(root)
-    for _ in range(3):
+    for rounds in range(1, 4):
         git(root, "add", "-A")  # a new version of the index: each round copies it anew
-        write(root, f"d{_}/more.txt", "more\n")
+        write(root, f"d{rounds}/more.txt", "more\n")
         expected = plain_status(root)
         with ThreadPoolExecutor(8) as pool:
             answers = list(pool.map(lambda _: find_repo(root).snapshot().status, range(16)))
         assert answers == [expected] * 16
-        assert len(copies(genesis_env)) == 1
+        assert len(copies(genesis_env)) == rounds  # the older ones kept for a while
         assert [p.name for p in (genesis_env / FOLDER).iterdir()
                 if not p.name.endswith(".index")] == []  # no part left behind
 
