@@ -22,6 +22,7 @@ from typing import Any
 from genesis_git.config.schema import IndexSettings
 from genesis_git.config.settings import Config
 from genesis_git.git.repo import Repo
+from genesis_git.git.statusindex import FOLDER as STATUS_FOLDER
 from genesis_git.git.statusindex import drop, gone_copies
 from genesis_git.index import chunk, packs
 from genesis_git.providers.embedders import embedder_from_config, embedder_id, hashing_dim
@@ -112,17 +113,23 @@ def chunk_texts(conn: sqlite3.Connection, blob_ids: Iterable[int]) -> dict[int, 
 
 
 def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
-    """Blobs, chunks, embeddings, sessions, saved search bases and the store's size."""
+    """Blobs, chunks, embeddings, sessions, saved search bases (with what class walks kept
+    beside them), the copies of the index kept for git status, and the store's size."""
     cache = blobs.counts(conn)
     sessions = session_rows.counts(conn)
     db = store_path(repo)
     size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
     bases = _search_bases(repo)
+    kept = _search_bases(repo, "*.classes")
+    folder = db.parent / STATUS_FOLDER
+    copies = sorted(folder.glob("*.index")) if folder.is_dir() else []
     return {
         "store": str(db),
         "store_bytes": size,
         "search_bases": len(bases),
-        "search_bytes": sum(p.stat().st_size for p in bases),
+        "search_bytes": sum(_size(p) for p in bases + kept),
+        "status_copies": len(copies),
+        "status_bytes": sum(_size(p) for p in copies),
         "blobs": cache["blobs"],
         "blobs_skipped": cache["blobs_skipped"],
         "blob_bytes": cache["blob_bytes"],
@@ -134,6 +141,13 @@ def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
         "active_sessions": sessions[1],
         "versions": cache["versions"],
     }
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # removed between the listing and now
+        return 0
 
 
 def _search_bases(repo: Repo, kind: str = "*.idx") -> list[Path]:

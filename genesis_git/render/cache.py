@@ -6,7 +6,8 @@ from typing import Any
 
 
 def stats_lines(s: dict[str, Any]) -> list[str]:
-    """The store, blobs, chunks, sessions, search bases, and blobs per chunker and embedder."""
+    """The store, blobs, chunks, sessions, search bases, index copies, and blobs per chunker
+    and embedder."""
     return [
         f"store:    {s['store']} ({s['store_bytes'] / 1e6:.1f} MB)",
         f"blobs:    {s['blobs']} ({s['blobs_skipped']} skipped, {s['mapped_blobs']} mapped)",
@@ -14,6 +15,8 @@ def stats_lines(s: dict[str, Any]) -> list[str]:
         f"{s['embedding_bytes'] / 1e6:.1f} MB of stored vectors)",
         f"sessions: {s['sessions']} ({s['active_sessions']} active)",
         f"search:   {s['search_bases']} saved search bases ({s['search_bytes'] / 1e6:.1f} MB)",
+        f"status:   {s['status_copies']} copies of the index for git status "
+        f"({s['status_bytes'] / 1e6:.1f} MB)",
         *(f"  chunker {v['chunker']}, embedder {v['embedder']}: {v['blobs']} blobs"
           for v in s["versions"])]
 

@@ -201,6 +201,11 @@ def test_gc_removes_the_copies_of_worktrees_that_are_gone(
 
     runner = CliRunner()
     monkeypatch.chdir(root)
+    stats = json.loads(runner.invoke(app, ["cache", "stats", "--json"]).output)
+    assert stats["status_copies"] == 3 and stats["status_bytes"] == sum(
+        p.stat().st_size for p in copies(genesis_env))
+    assert "status:   3 copies of the index for git status" in runner.invoke(
+        app, ["cache", "stats"]).output
     dry = runner.invoke(app, ["cache", "gc", "--dry-run"])
     assert "and 1 index copies of removed worktrees" in dry.output
     assert len(copies(genesis_env)) == 3
