@@ -111,15 +111,7 @@ def _copy_of(index: Path, folder: Path, worktree: str) -> Path | None:
         if _version(index.stat()) != version:  # pragma: no cover - a race with git
             return None  # being replaced while read
         folder.mkdir(exist_ok=True)
-        part = copy.with_name(f"{copy.name}.{os.urandom(6).hex()}.part")  # each writer its own
-        try:
-            with open(part, "xb") as out:
-                out.write(data)
-            os.utime(part, ns=(st.st_atime_ns, st.st_mtime_ns))
-            os.replace(part, copy)
-        except OSError:
-            drop(part)
-            raise
+        _write(copy, data, st)
     except OSError:
         return None
     _settle(folder, worktree, copy, st)
@@ -143,14 +135,30 @@ def renew(copy: Path, index: Path) -> None:
     an empty index)."""
     try:
         st = index.stat()
-        if not copy.name.endswith(f"-{'-'.join(map(str, _version(st)))}.index"):
-            return
-        part = copy.with_name(f"{copy.name}.{os.urandom(6).hex()}.part")
-        part.write_bytes(index.read_bytes())
+        if copy.name.endswith(f"-{'-'.join(map(str, _version(st)))}.index"):
+            _write(copy, index.read_bytes(), st)
+    except OSError:
+        return
+
+
+def _write(copy: Path, data: bytes, st: os.stat_result) -> None:
+    """``data`` (the index whose stat is ``st``) put at ``copy`` in one step, with the
+    index's times; the part file of each writer is its own, and goes when it fails."""
+    part = copy.with_name(f"{copy.name}.{os.urandom(6).hex()}.part")
+    try:
+        with open(part, "xb") as out:
+            out.write(data)
         os.utime(part, ns=(st.st_atime_ns, st.st_mtime_ns))
         os.replace(part, copy)
     except OSError:
-        return
+        drop(part)
+        raise
+
+
+def copies(store: Path) -> list[Path]:
+    """Every copy of an index the store keeps (of any worktree or repository)."""
+    folder = store / FOLDER
+    return sorted(folder.glob("*.index")) if folder.is_dir() else []
 
 
 def drop(path: Path) -> None:

@@ -22,8 +22,7 @@ from typing import Any
 from genesis_git.config.schema import IndexSettings
 from genesis_git.config.settings import Config
 from genesis_git.git.repo import Repo
-from genesis_git.git.statusindex import FOLDER as STATUS_FOLDER
-from genesis_git.git.statusindex import drop, gone_copies
+from genesis_git.git.statusindex import copies, drop, gone_copies
 from genesis_git.index import chunk, packs
 from genesis_git.providers.embedders import embedder_from_config, embedder_id, hashing_dim
 from genesis_git.store import blobs
@@ -121,15 +120,14 @@ def stats(conn: sqlite3.Connection, repo: Repo) -> dict[str, Any]:
     size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
     bases = _search_bases(repo)
     kept = _search_bases(repo, "*.classes")
-    folder = db.parent / STATUS_FOLDER
-    copies = sorted(folder.glob("*.index")) if folder.is_dir() else []
+    status = copies(db.parent)
     return {
         "store": str(db),
         "store_bytes": size,
         "search_bases": len(bases),
         "search_bytes": sum(_size(p) for p in bases + kept),
-        "status_copies": len(copies),
-        "status_bytes": sum(_size(p) for p in copies),
+        "status_copies": len(status),
+        "status_bytes": sum(_size(p) for p in status),
         "blobs": cache["blobs"],
         "blobs_skipped": cache["blobs_skipped"],
         "blob_bytes": cache["blob_bytes"],

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from genesis_git.git.greplines import grep_records
@@ -24,6 +24,7 @@ from genesis_git.git.repo import run_git
 from genesis_git.index.chunk import is_code
 from genesis_git.index.classify import is_test_path
 from genesis_git.kernel.gitrun import GitError
+from genesis_git.search.inherit import Lineage
 from genesis_git.store.connect import search_base_path
 from genesis_git.store.sessionmap import path_blobs
 
@@ -37,11 +38,10 @@ PATTERNS = (r"class[ \t]", r"^_*[^\s_a-z0-9#][^\s:=]*[ \t]*(?::[^=\n]*)?=")
 Line = tuple[str, int, str]  # path, line number, text
 
 
-def session_lines(conn: sqlite3.Connection, root: Path, session_id: str
-                  ) -> Callable[[], list[Line] | None]:
-    """What gives a class walk of session ``session_id`` its lines (:func:`class_lines`):
-    the session's files of code that are no tests, kept beside its search base; a store
-    in memory keeps nothing (``None``: the walk asks git)."""
+def session_lineage(conn: sqlite3.Connection, root: Path, session_id: str) -> Lineage:
+    """The class ancestry of session ``session_id``'s tree, its walk reading the lines
+    :func:`class_lines` keeps beside the session's search base for its files of code that
+    are no tests (a store in memory keeps nothing: the walk asks git)."""
     def lines() -> list[Line] | None:
         base = search_base_path(conn, session_id)
         if base is None:
@@ -49,7 +49,7 @@ def session_lines(conn: sqlite3.Connection, root: Path, session_id: str
         files = {p: blob for p, blob in path_blobs(conn, session_id)
                  if is_code(p) and not is_test_path(p)}
         return class_lines(root, files, base.with_suffix(".classes"))
-    return lines
+    return Lineage(root, conn, lines)
 
 
 def class_lines(root: Path, files: Mapping[str, str], kept: Path) -> list[Line] | None:

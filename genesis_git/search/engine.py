@@ -214,12 +214,11 @@ def tokenless_name(query: str, mode: str) -> tuple[str, bool] | None:
 def _lineage(ctx: Context, idx: SessionIndex) -> Lineage:
     """The tree's class ancestry, kept with the session's index (a new one when a file
     changes)."""
-    from genesis_git.search.classlines import session_lines
+    from genesis_git.search.classlines import session_lineage
     from genesis_git.search.inherit import Lineage
 
     if not isinstance(idx.lineage, Lineage):
-        idx.lineage = Lineage(ctx.repo.root, ctx.conn,
-                              session_lines(ctx.conn, ctx.repo.root, idx.session_id))
+        idx.lineage = session_lineage(ctx.conn, ctx.repo.root, idx.session_id)
     return idx.lineage
 
 

@@ -10,7 +10,9 @@ names; a name in lower case, Python's built-in classes and the bases of
 :mod:`typing`, :mod:`abc` and :mod:`enum` are not looked for as aliases): tracked
 files and untracked ones that are not ignored; tests and docs left out, whose
 ``MutableDenseMatrix = Matrix`` says the reverse.  :class:`Lineage` keeps what was read
-for a caller, and tells a method that runs from a declaration for type checkers.
+for a caller, and tells a method that runs from a declaration for type checkers; given
+every class statement and alias line of the tree at once (a session's, kept per file
+version by :mod:`~genesis_git.search.classlines`), its walk asks git nothing.
 
 The class statements understood: Python's ``class A(B, mod.C, Generic[T],
 metaclass=M):``, ``class A extends B implements C {`` (JavaScript, TypeScript, Java,

@@ -81,11 +81,10 @@ class Symbols:
         return out
 
     def _lineage_of(self, root: Path, conn: sqlite3.Connection, sid: str) -> Lineage:
-        from genesis_git.search.classlines import session_lines
-        from genesis_git.search.inherit import Lineage
+        from genesis_git.search.classlines import session_lineage
 
         if self._lineage is None:
-            self._lineage = Lineage(root, conn, session_lines(conn, root, sid))
+            self._lineage = session_lineage(conn, root, sid)
         return self._lineage
 
     def outline(self, path: str, *, refresh: bool = True) -> dict[str, Any]:
