@@ -101,8 +101,11 @@ def _load(kept: Path) -> dict[str, tuple[str, list[tuple[int, str]]]]:
         return {}
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return {}
-    return {p: (blob, [(int(n), str(t)) for n, t in lines])
-            for p, (blob, lines) in data.get("files", {}).items()}
+    try:
+        return {str(p): (str(blob), [(int(n), str(t)) for n, t in lines])
+                for p, (blob, lines) in data.get("files", {}).items()}
+    except (AttributeError, TypeError, ValueError):  # written by hand, or by another tool
+        return {}
 
 
 def _save(kept: Path, held: Mapping[str, tuple[str, list[tuple[int, str]]]]) -> None:

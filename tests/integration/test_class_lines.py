@@ -71,7 +71,9 @@ def test_what_was_kept_and_cannot_be_read_is_read_again(tmp_path: Path,
     root = make_repo(tmp_path / "repo", TREE)
     assert lookup(root, "Carts.save") == [("Store.save", ["Carts", "Store"])]
     [kept] = kept_files(genesis_env)
-    for broken in ("{not json", json.dumps({"format": 99, "files": {}}), "[]"):
+    for broken in ("{not json", json.dumps({"format": 99, "files": {}}), "[]",
+                   json.dumps({"format": classlines.FORMAT, "files": {"pkg/base.py": 5}}),
+                   json.dumps({"format": classlines.FORMAT, "files": []})):
         kept.write_text(broken)
         assert lookup(root, "Carts.save") == [("Store.save", ["Carts", "Store"])]
         assert json.loads(kept.read_text())["format"] == classlines.FORMAT
