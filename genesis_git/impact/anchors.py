@@ -6,8 +6,8 @@
   written as code (an identifier, a code span, a call, a frame's function),
   and plain words only when few files define them, so that ``add`` in "add a
   method" is not ``Poly.add`` while ``discriminant`` is ``Poly.discriminant``;
-* the *prior* of a bug report — documentation, tests, examples and
-  configuration weigh less than source code unless the text names them;
+* the *prior* of a bug report — documentation (a changelog too), tests, examples
+  and configuration weigh less than source code unless the text names them;
 * the ``bridge`` — a test file that matches leads to the module it tests
   (``tests/test_core.py`` -> ``core.py``, among the modules it imports);
 * ``feedback`` — pseudo-relevance feedback over the import graph: in a bug
@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from genesis_git.impact.analyse import QueryInfo
 from genesis_git.impact.graph import Graph
@@ -43,13 +43,15 @@ def never_a_result(path: str) -> bool:
     return path in NEVER
 
 
-def file_kind(path: str) -> str:
-    """``doc``, ``test``, ``config`` or ``source``, by the path alone."""
+def file_kind(path: str, flags: Collection[str] = ()) -> str:
+    """``doc``, ``test``, ``config`` or ``source``, by the path and the file's flags
+    (:func:`~genesis_git.impact.kinds.file_flags`: a ``changelog`` is a document, also
+    when its name has no extension, as Sphinx's ``CHANGES``)."""
     parts = path.lower().split("/")
     ext = parts[-1].rsplit(".", 1)[-1] if "." in parts[-1] else ""
     if is_test_path(path):
         return "test"
-    if ext in _PROSE or any(p in _DOC_DIRS for p in parts[:-1]):
+    if ext in _PROSE or "changelog" in flags or any(p in _DOC_DIRS for p in parts[:-1]):
         return "doc"
     if ext in _CONFIG or parts[-1].startswith("."):
         return "config"
@@ -84,12 +86,13 @@ def traceback_scores(q: QueryInfo, paths: list[str]) -> dict[str, float]:
     return out
 
 
-def prior_factor(path: str, q: QueryInfo) -> float:
-    """The multiplier of a file in a bug report: less for docs, tests and configuration that
-    the text does not name; 1.0 for source code and for any other text."""
+def prior_factor(path: str, q: QueryInfo, flags: Collection[str] = ()) -> float:
+    """The multiplier of a file in a bug report: less for docs (a changelog among them), tests
+    and configuration that the text does not name; 1.0 for source code and for any other
+    text."""
     if not q.issue.bug_report:
         return 1.0
-    kind = file_kind(path)
+    kind = file_kind(path, flags)
     if kind == "source":
         return 1.0
     base = path.rsplit("/", 1)[-1]

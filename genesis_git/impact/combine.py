@@ -235,7 +235,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             reasons[p]["story"] = w.story * v
             notes[p]["story"] = st[p][1]
     _drop(reasons, off)
-    prior = (lambda p: 1.0) if "prior" in off else (lambda p: prior_factor(p, q))
+    prior = (lambda p: 1.0) if "prior" in off else (lambda p: prior_factor(p, q, flags[p]))
     return Ranking(_scored(corpus, reasons, notes, flags, w, prior), sorted(matched), tables,
                    graph, anchors)
 
