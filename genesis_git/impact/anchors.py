@@ -1,7 +1,8 @@
 """Signals for issue text: tracebacks, symbol anchors, the source prior, bridges, feedback.
 
 * ``traceback`` — files a traceback's frames or the text's dotted module names
-  name (:mod:`genesis_git.impact.issue`);
+  name (:mod:`genesis_git.impact.issue`), and the code that uses a variable the
+  interpreter's error names (``local variable 'noqa' referenced before assignment``);
 * symbol *anchors* — the query tokens that may stand for a symbol: those
   written as code (an identifier, a code span, a call, a frame's function),
   and plain words only when few files define them, so that ``add`` in "add a
@@ -19,13 +20,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 
 from genesis_git.impact.analyse import QueryInfo
+from genesis_git.impact.corpus import Corpus
 from genesis_git.impact.graph import Graph
 from genesis_git.impact.issue import frame_paths, module_paths
 from genesis_git.index.chunk import PROSE_EXTENSIONS
 from genesis_git.index.classify import is_test_path
+from genesis_git.text.tokens import tokenize
 
 RARE_SHARE = 0.005  # a plain word is an anchor when at most this share of files define it
 RARE_MIN = 5  # ... or at most this many
@@ -83,6 +87,34 @@ def traceback_scores(q: QueryInfo, paths: list[str]) -> dict[str, float]:
     out = frame_paths(q.issue.frames, paths)
     for p, v in module_paths(q.issue.modules, set(paths)).items():
         out[p] = max(out.get(p, 0.0), MODULE_SHARE * v)
+    return out
+
+
+VARIABLE_FILES = 200  # a variable in more files than this tells none of them apart
+
+
+def variable_scores(q: QueryInfo, corpus: Corpus, file_terms: Mapping[str, set[str]]
+                    ) -> dict[str, float]:
+    """The Python files whose code (not a comment) uses a variable that the interpreter's
+    error names (``local variable 'noqa' referenced before assignment``, ``name 'noqa' is
+    not defined``): the error happened where the name is used, which the text's words
+    alone rarely show, as a traceback's frame would (1 / the number of such files; a test
+    only when no other file uses it: the report is of the library failing)."""
+    out: dict[str, float] = {}
+    for name in q.issue.variables:
+        toks = tokenize(name)
+        if not toks:
+            continue
+        holding = sorted(p for p, terms in file_terms.items()
+                         if toks[0] in terms and p.endswith((".py", ".pyi")))
+        if not holding or len(holding) > VARIABLE_FILES:
+            continue
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        using = [p for p, doc in corpus.read(holding).items()
+                 if any(word.search(line.split("#", 1)[0]) for line in doc.text.splitlines())]
+        using = [p for p in using if not is_test_path(p)] or using  # the library failed
+        for p in using:
+            out[p] = max(out.get(p, 0.0), 1.0 / len(using))
     return out
 
 

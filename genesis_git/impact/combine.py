@@ -25,6 +25,7 @@ from genesis_git.impact.anchors import (
     never_a_result,
     prior_factor,
     traceback_scores,
+    variable_scores,
 )
 from genesis_git.impact.corpus import Corpus
 from genesis_git.impact.graph import Graph, Table
@@ -154,6 +155,8 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
                                          anchors)
         defs_n = _normalise(defs)
     trace = traceback_scores(q, list(corpus.files)) if q.issue.frames or q.issue.modules else {}
+    for p, v in variable_scores(q, corpus, file_terms).items():
+        trace[p] = max(trace.get(p, 0.0), v)
     flags = corpus.flags
     reasons: dict[str, dict[str, float]] = {p: {} for p in corpus.files}
     notes: dict[str, dict[str, list[str]]] = {p: {} for p in corpus.files}

@@ -40,6 +40,11 @@ _ERROR_LINE = re.compile(r"^[ \t>]*(?:E[ \t]{2,})?([\w.]+(?:Error|Exception|Warn
                          re.MULTILINE)  # (pytest writes ``E   KeyError: 'sku'``)
 # looser, for the bug-report mark only: a line that begins with an exception's class, or
 # a traceback's header
+# the variable an interpreter's error names: ``UnboundLocalError: local variable 'noqa'
+# referenced before assignment`` (3.11: ``cannot access local variable 'noqa' where…``),
+# ``NameError: name 'noqa' is not defined``
+_VARIABLE = re.compile(r"\b(?:local|free) variable '([A-Za-z_]\w*)'"
+                       r"|\bname '([A-Za-z_]\w*)' is not defined")
 _ERROR = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Warning)|Traceback \(most recent call last\))",
                     re.MULTILINE)
 
@@ -59,6 +64,7 @@ class IssueText:
     frames: list[Frame] = field(default_factory=list)
     modules: list[str] = field(default_factory=list)  # dotted names: shop.core, shop.core.total
     code_tokens: set[str] = field(default_factory=set)  # whole-identifier tokens written as code
+    variables: list[str] = field(default_factory=list)  # the names an UnboundLocalError… quotes
     bug_report: bool = False  # a traceback, an error line, code or an interpreter prompt
 
     @property
@@ -126,6 +132,11 @@ def read_issue(text: str) -> IssueText:
             tokens.add(toks[0])
     for function in out.functions:
         toks = tokenize(function)
+        if toks:
+            tokens.add(toks[0])
+    out.variables = list(dict.fromkeys(a or b for a, b in _VARIABLE.findall(text)))
+    for name in out.variables:
+        toks = tokenize(name)
         if toks:
             tokens.add(toks[0])
     out.code_tokens = tokens

@@ -88,3 +88,28 @@ def test_weak_evidence_is_flagged_in_json_and_said_in_text(pricer: Path) -> None
     assert res.exit_code == 0
     assert "warning: weak evidence" in res.stderr
     assert "  confidence 0." in res.stdout.splitlines()[3]
+
+
+def test_the_variable_an_error_names_leads_to_the_code_that_uses_it(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch
+                                                                    ) -> None:
+    """In a session's index (chunks read from the store), the file whose code uses the
+    variable comes first; the ones that only say it in a comment or a test do not."""
+    files = {
+        "src/site/i18n.py": ("def translate(message, source):\n    if source.endswith('#skip'):\n"
+                             "        message, noqa = strip(message)\n"
+                             "    return message if noqa else source\n"),
+        "src/site/util.py": "import os  # noqa\n\n\ndef page_table(table):\n    return table\n",
+        "src/site/themes/layout.css_t": ("table.contents { width: 100%; } td.contents "
+                                         "{ width: 45%; } span.link { width: 50%; }\n"),
+        "tests/test_i18n.py": "def test_noqa():\n    noqa = True\n    assert noqa\n",
+    }
+    monkeypatch.chdir(make_repo(tmp_path / "site", files))
+    issue = ("UnboundLocalError: local variable 'noqa' referenced before assignment\n\n"
+             "To translate a message of this page fails:\n\n```rst\n.. raw:: html\n\n"
+             "   <table class='contents' width='100%'><td width='45%'><span class='link'>"
+             "</span></td></table>\n```\n")
+    data = _json("-k", "10", "--", issue)
+    top = data["files"][0]
+    assert top["path"] == "src/site/i18n.py" and top["reasons"]["traceback"] == pytest.approx(0.6)
+    assert all("traceback" not in f["reasons"] for f in data["files"][1:])

@@ -1,4 +1,5 @@
-"""Impact on a bug report: a changelog among the documents (impact.anchors).
+"""Impact on a bug report: the variable an interpreter's error names, and a changelog among
+the documents (impact.issue, impact.anchors).
 
 Each ranking test runs the same corpus twice, with the signal and with it switched off
 (``RankOptions.ablate``), so that it fails without the signal."""
@@ -8,12 +9,64 @@ from __future__ import annotations
 from test_impact_graph import corpus_of
 
 from genesis_git.impact.analyse import analyze
-from genesis_git.impact.anchors import file_kind, prior_factor
+from genesis_git.impact.anchors import file_kind, prior_factor, variable_scores
 from genesis_git.impact.combine import RankOptions, rank
+from genesis_git.impact.issue import read_issue
+
+PAGE = ("<table class='contents' width='100%'><tr><td width='45%' rowspan='4'>"
+        "<span class='link'>the table of contents</span></td></tr></table>")
+UNBOUND = f"""UnboundLocalError: local variable 'noqa' referenced before assignment
+### Describe the bug
+To translate a message of a page that holds raw html fails:
+```rst
+.. raw:: html
+
+   {PAGE}
+   {PAGE}
+```
+"""
+TREE = {
+    "src/site/i18n.py": ("def translate(message, source):\n"
+                         "    if source.endswith('#skip'):\n"
+                         "        message, noqa = strip(message)\n"
+                         "    return message if noqa else source\n"),
+    "src/site/util.py": "import os  # noqa\n\ndef html_page(table):\n    return table\n",
+    "src/site/themes/layout.css_t": "<table width='100%'><tr><td>contents</td></tr></table>\n",
+    "tests/test_i18n.py": "def test_noqa():\n    noqa = True\n    assert noqa\n",
+}
 
 
 def _top(files: dict[str, str], text: str, **kw: object) -> list[str]:
     return [f.path for f in rank(corpus_of(files), analyze(text), RankOptions(**kw)).files]  # type: ignore[arg-type]
+
+
+def test_the_variable_an_error_names_is_read_from_the_interpreters_messages() -> None:
+    assert read_issue(UNBOUND).variables == ["noqa"]
+    assert read_issue("NameError: name 'cart_total' is not defined").variables == ["cart_total"]
+    assert read_issue("UnboundLocalError: cannot access local variable 'x' where it is not "
+                      "associated with a value").variables == ["x"]
+    assert read_issue("the local variable is not defined here").variables == []
+    assert "noqa" in read_issue(UNBOUND).code_tokens
+
+
+def test_a_variable_the_error_names_leads_to_the_code_that_uses_it() -> None:
+    corpus = corpus_of(TREE)
+    q = analyze(UNBOUND)
+    file_terms = corpus.text_scores(q.weights)[3]
+    # a comment (util.py's) is no use; a test counts only when nothing else uses it
+    assert variable_scores(q, corpus, file_terms) == {"src/site/i18n.py": 1.0}
+    assert _top(TREE, UNBOUND)[0] == "src/site/i18n.py"
+    assert _top(TREE, UNBOUND, ablate=frozenset({"traceback"}))[0] != "src/site/i18n.py"
+    only_test = {k: v for k, v in TREE.items() if k != "src/site/i18n.py"}
+    assert variable_scores(q, corpus_of(only_test),
+                           corpus_of(only_test).text_scores(q.weights)[3]) == {
+        "tests/test_i18n.py": 1.0}
+    # shared among the files that use it
+    two = {**TREE, "src/site/lint.py": "def check(line):\n    noqa = '#skip' in line\n"
+                                       "    return noqa\n"}
+    corpus = corpus_of(two)
+    assert variable_scores(q, corpus, corpus.text_scores(q.weights)[3]) == {
+        "src/site/i18n.py": 0.5, "src/site/lint.py": 0.5}
 
 
 CHANGES_TREE = {
