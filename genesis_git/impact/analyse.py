@@ -14,10 +14,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 
-from genesis_git.impact.issue import IssueText, error_lines, read_issue
+from genesis_git.impact.issue import IssueText, error_lines, read_issue, term_counts
 from genesis_git.kernel.errors import UsageError
 from genesis_git.text.querybounds import MAX_QUERY_TERMS, bound_notes, bound_query, weightiest
 from genesis_git.text.quoting import quoted
@@ -158,7 +157,7 @@ def analyze(requirement: str, synonyms: SynonymTable | None = None) -> QueryInfo
     plain = _FILE_HINT.sub(lambda m: " " + m.group(1).rsplit(".", 1)[0].replace("/", " ") + " "
                            if m.group(1) in hints else m.group(0), without_chrome(text))
     terms, n_terms = analyze_query_counted(plain, table, MAX_QUERY_TERMS, lexicon=True)
-    counts = Counter(tokenize(plain))
+    counts = term_counts(plain)
     weights: dict[str, float] = {}
     for t in terms:
         tf = counts.get(t.term, 0)

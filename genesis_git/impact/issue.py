@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from genesis_git.text.tokens import tokenize, without_chrome
@@ -31,6 +32,11 @@ _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9
 _IMPORT = re.compile(r"^\s*(?:>>>\s*)?(?:from\s+([\w.]+)\s+import\s+([\w, ()*]+)|import\s+([\w., ]+))",
                      re.MULTILINE)
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+# a fenced block in a markup or data language (```rst, ```html, ```yaml): a page or a
+# settings file the user fed the project, not code of it
+_DATA_FENCE = re.compile(r"```[ \t]*(?:rst|rest|restructuredtext|text|txt|html|xml|markdown|md|"
+                         r"latex|tex|ini|toml|ya?ml|json|csv|jinja2?)[ \t]*\n(.*?)(?:```|\Z)",
+                         re.DOTALL | re.IGNORECASE)
 _SPAN = re.compile(r"`([^`\n]{1,200})`")
 _PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:|\$ python)", re.MULTILINE)
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
@@ -82,6 +88,17 @@ def error_lines(text: str) -> list[str]:
     after a colon (``KeyError: 'sku'``, ``shop.errors.PriceError``).  A line of prose that
     merely begins with one (``ValueError is raised when…``) is not one."""
     return _ERROR_LINE.findall(text)
+
+
+def term_counts(text: str) -> Counter[str]:
+    """The tokens of ``text`` and how often it says each, where a word of a fenced block in
+    a markup or data language (```rst, ```html, ```yaml) counts once however often the
+    block repeats it: the page or settings file that shows the bug says ``td``, ``width``
+    or ``samp`` again and again, which would outweigh the title's words."""
+    counts = Counter(tokenize(_DATA_FENCE.sub(" ", text)))
+    for m in _DATA_FENCE.finditer(text):
+        counts.update(set(tokenize(m.group(1))))
+    return counts
 
 
 def _code_parts(text: str) -> list[str]:

@@ -1,5 +1,5 @@
-"""Impact on a bug report: the variable an interpreter's error names, and a changelog among
-the documents (impact.issue, impact.anchors).
+"""Impact on a bug report: the variable an interpreter's error names, a changelog among the
+documents, the page a report pastes (impact.issue, impact.anchors, impact.analyse).
 
 Each ranking test runs the same corpus twice, with the signal and with it switched off
 (``RankOptions.ablate``), so that it fails without the signal."""
@@ -11,7 +11,7 @@ from test_impact_graph import corpus_of
 from genesis_git.impact.analyse import analyze
 from genesis_git.impact.anchors import file_kind, prior_factor, variable_scores
 from genesis_git.impact.combine import RankOptions, rank
-from genesis_git.impact.issue import read_issue
+from genesis_git.impact.issue import read_issue, term_counts
 
 PAGE = ("<table class='contents' width='100%'><tr><td width='45%' rowspan='4'>"
         "<span class='link'>the table of contents</span></td></tr></table>")
@@ -84,3 +84,40 @@ def test_a_changelog_without_an_extension_is_a_document_in_a_bug_report() -> Non
     assert prior_factor("CHANGES", q, ["changelog"]) < 1.0
     assert _top(CHANGES_TREE, BUG)[0] == "src/shop/cart.py"
     assert _top(CHANGES_TREE, BUG, ablate=frozenset({"prior"}))[0] == "CHANGES"
+
+
+PASTED = """Latex: terms are not separated by a newline
+### Describe the bug
+The terms of a definition list run together:
+```rst
+:samp:`{file}.cc` :samp:`{file}.cp` :samp:`{file}.cxx` :samp:`{file}.cpp`
+  C++ source file that must be preprocessed.
+:samp:`{file}.hh` :samp:`{file}.hp` :samp:`{file}.hpp`
+  C++ header file.
+```
+"""
+WRITERS = {
+    "src/writers/pdf.py": ("class LaTeXTranslator:\n    def visit_term(self, node):\n"
+                             "        # a term of a definition list, then a newline\n"
+                             "        self.body.append('\\\\item[')\n"),
+    "src/roles.py": ("def samp_role(name, rawtext, text):\n    # :samp:`{file}.cpp` marks the "
+                     "variable part of a file name: a C++ source file, a header file\n"
+                     "    return samp(text)\n\n\n"
+                     "def samp(text):\n    return text  # samp samp file file\n"),
+}
+
+
+def test_the_words_of_a_pasted_page_count_once() -> None:
+    """An ```rst (```html, ```yaml …) block is the page that shows the bug: its words count
+    once however often it repeats them, so the title's words are not drowned; a block of
+    code, or one without a language, keeps its counts."""
+    counts = term_counts(PASTED)
+    assert counts["samp"] == 1 and counts["file"] == 1  # six and seven times in the block
+    assert counts["term"] == 2 and counts["latex"] == 1  # the prose keeps its counts
+    code = PASTED.replace("```rst", "```python")
+    assert term_counts(code)["samp"] == 7
+    assert term_counts(PASTED.replace("```rst", "```"))["samp"] == 7
+    q = analyze(PASTED)
+    assert q.weights["latex"] > q.weights["samp"] and q.weights["term"] > q.weights["samp"]
+    assert _top(WRITERS, PASTED)[0] == "src/writers/pdf.py"
+    assert _top(WRITERS, code)[0] == "src/roles.py"
