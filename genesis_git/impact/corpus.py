@@ -221,6 +221,11 @@ class Corpus(ABC):
     def read(self, paths: Iterable[str]) -> dict[str, FileDoc]:
         """The files of ``paths`` that the corpus holds, each with all its chunks."""
 
+    def texts(self, paths: Iterable[str]) -> dict[str, str]:
+        """The text of each of ``paths`` the corpus holds (its chunks joined), for a signal
+        that only reads it."""
+        return {p: doc.text for p, doc in self.read(paths).items()}
+
     def excerpts(self, requirement: str, weights: dict[str, float], ranked: Sequence[FileDoc],
                  n: int) -> list[PromptChunk]:
         """The chunks a prompt quotes: the best chunk of each of the ``n`` best files

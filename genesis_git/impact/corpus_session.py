@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from genesis_git.impact.corpus import ChunkDoc, Corpus, FileDoc, TextScores, finish
 from genesis_git.impact.graph import Symbols, Tables, definitions_in_facts
 from genesis_git.index import packs
-from genesis_git.index.cache import read_packs
+from genesis_git.index.cache import chunk_texts, read_packs
 from genesis_git.store import blobs, sessionmap
 
 if TYPE_CHECKING:
@@ -95,6 +95,26 @@ class SessionCorpus(Corpus):
                 whole.chunks.sort(key=lambda c: (c.start_line, c.end_line))
                 if self.keep:
                     self._whole[whole.path] = whole
+        return out
+
+    def texts(self, paths: Iterable[str]) -> dict[str, str]:
+        """As :meth:`Corpus.texts`, reading the chunks' texts alone (not their tokens) of the
+        files not kept whole already."""
+        out: dict[str, str] = {}
+        by_blob: dict[int, list[str]] = {}
+        for path in paths:
+            doc = self.files.get(path)
+            if doc is None:
+                continue
+            if path in self._whole:
+                out[path] = self._whole[path].text
+            elif doc.facts is None or doc.blob_id is None:
+                out[path] = doc.text
+            else:
+                by_blob.setdefault(doc.blob_id, []).append(path)
+        for bid, texts in chunk_texts(self.conn, by_blob).items():
+            for path in by_blob[bid]:
+                out[path] = "\n".join(texts)
         return out
 
     def _chunk_texts(self) -> Iterator[tuple[list[str], str]]:

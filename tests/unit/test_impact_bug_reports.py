@@ -9,7 +9,7 @@ from __future__ import annotations
 from test_impact_graph import corpus_of
 
 from genesis_git.impact.analyse import analyze
-from genesis_git.impact.anchors import file_kind, prior_factor, variable_scores
+from genesis_git.impact.anchors import _in_code, file_kind, prior_factor, variable_scores
 from genesis_git.impact.combine import RankOptions, rank
 from genesis_git.impact.issue import read_issue, term_counts
 
@@ -67,6 +67,14 @@ def test_a_variable_the_error_names_leads_to_the_code_that_uses_it() -> None:
     corpus = corpus_of(two)
     assert variable_scores(q, corpus, corpus.text_scores(q.weights)[3]) == {
         "src/site/i18n.py": 0.5, "src/site/lint.py": 0.5}
+
+
+def test_a_name_in_code_is_a_whole_word_before_any_comment() -> None:
+    assert _in_code("noqa", "x = 1\nmsg, noqa = parse(msg)\n")
+    assert _in_code("noqa", "noqa")
+    assert not _in_code("noqa", "import os  # noqa\nnoqa_count = 1\nparse_noqa(x)\n")
+    assert not _in_code("noqa", "x = 1  # noqa = 2\n")
+    assert _in_code("noqa", "# noqa\nreturn noqa  # noqa\n")  # the second line's first
 
 
 CHANGES_TREE = {
