@@ -51,6 +51,7 @@ class SessionCorpus(Corpus):
         self.stats = stats
         self.conn = conn
         self._whole: dict[str, FileDoc] = {}  # read in full (kept only by a kept corpus)
+        self._texts: dict[str, str] = {}  # the texts alone (kept only by a kept corpus)
 
     def text_scores(self, weights: dict[str, float]) -> TextScores:
         return self.stats.text_scores(self, weights)
@@ -99,22 +100,27 @@ class SessionCorpus(Corpus):
 
     def texts(self, paths: Iterable[str]) -> dict[str, str]:
         """As :meth:`Corpus.texts`, reading the chunks' texts alone (not their tokens) of the
-        files not kept whole already."""
+        files not kept already (a kept corpus keeps what it read)."""
         out: dict[str, str] = {}
         by_blob: dict[int, list[str]] = {}
         for path in paths:
             doc = self.files.get(path)
             if doc is None:
                 continue
-            if path in self._whole:
+            if path in self._texts:
+                out[path] = self._texts[path]
+            elif path in self._whole:
                 out[path] = self._whole[path].text
             elif doc.facts is None or doc.blob_id is None:
                 out[path] = doc.text
             else:
                 by_blob.setdefault(doc.blob_id, []).append(path)
-        for bid, texts in chunk_texts(self.conn, by_blob).items():
-            for path in by_blob[bid]:
-                out[path] = "\n".join(texts)
+        read = chunk_texts(self.conn, by_blob) if by_blob else {}
+        for bid, paths in by_blob.items():
+            for path in paths:
+                out[path] = "\n".join(read.get(bid, ()))  # a blob without chunks: no text
+                if self.keep:
+                    self._texts[path] = out[path]
         return out
 
     def _chunk_texts(self) -> Iterator[tuple[list[str], str]]:

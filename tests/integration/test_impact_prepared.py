@@ -142,3 +142,17 @@ def test_the_undecoded_name_test_never_misses_a_name_the_graph_takes(name: str) 
             assert loaded.may_name({w}), (name, w)
     assert not facts.BlobFacts.loads(facts.BlobFacts(
         symbols=[(1, 2, "class", "Invoice", None)]).dumps()).may_name({"order"})
+
+
+def test_the_texts_alone_are_the_loaded_texts_and_a_kept_corpus_keeps_them(shop: Path) -> None:
+    """``texts`` reads the chunks' texts without their tokens: the same text as a loaded
+    corpus's files; a kept corpus answers again without the store."""
+    _, loaded, prepared = _both("order total")
+    paths = sorted(prepared.files)
+    assert prepared.texts(paths) == {p: d.text for p, d in loaded.files.items() if p in paths}
+    assert prepared.texts(paths) == loaded.texts(paths)  # the base class's, over read()
+    prepared.keep = True
+    first = prepared.texts(paths)
+    prepared.conn.close()
+    assert prepared.texts(paths) == first
+    assert prepared.texts(["no/such/file.py"]) == {}
