@@ -9,7 +9,13 @@ from __future__ import annotations
 from test_impact_graph import corpus_of
 
 from genesis_git.impact.analyse import analyze
-from genesis_git.impact.anchors import _in_code, file_kind, prior_factor, variable_scores
+from genesis_git.impact.anchors import (
+    VARIABLE_FILES,
+    _in_code,
+    file_kind,
+    prior_factor,
+    variable_scores,
+)
 from genesis_git.impact.combine import RankOptions, rank
 from genesis_git.impact.issue import read_issue, term_counts
 
@@ -67,6 +73,13 @@ def test_a_variable_the_error_names_leads_to_the_code_that_uses_it() -> None:
     corpus = corpus_of(two)
     assert variable_scores(q, corpus, corpus.text_scores(q.weights)[3]) == {
         "src/site/i18n.py": 0.5, "src/site/lint.py": 0.5}
+    # in more files than VARIABLE_FILES it tells none of them apart, and none is read
+    many = {f"src/site/m{i}.py": "def f():\n    noqa = 1\n    return noqa\n"
+            for i in range(VARIABLE_FILES + 1)}
+    corpus = corpus_of(many)
+    assert variable_scores(q, corpus, corpus.text_scores(q.weights)[3]) == {}
+    corpus = corpus_of(dict(list(many.items())[:VARIABLE_FILES]))
+    assert len(variable_scores(q, corpus, corpus.text_scores(q.weights)[3])) == VARIABLE_FILES
 
 
 def test_a_name_in_code_is_a_whole_word_before_any_comment() -> None:
