@@ -74,20 +74,14 @@ class SessionCorpus(Corpus):
     def read(self, paths: Iterable[str]) -> dict[str, FileDoc]:
         """New documents with all their chunks; a kept corpus keeps those it has read (the
         same files come back from one query to the next)."""
-        out: dict[str, FileDoc] = {}
+        out, unread = self._ready(paths)
         by_blob: dict[int, list[FileDoc]] = {}
-        for path in paths:
-            doc = self.files.get(path)
-            if doc is None:
-                continue
-            if path in self._whole:
-                out[path] = self._whole[path]
-            elif doc.facts is None or doc.blob_id is None:
-                out[path] = doc  # a file without chunks
-            else:
+        for bid, names in unread.items():
+            for path in names:
+                doc = self.files[path]
                 whole = out[path] = FileDoc(path, doc.artifact_type, [], doc.path_tokens,
-                                            blob_id=doc.blob_id)
-                by_blob.setdefault(doc.blob_id, []).append(whole)
+                                            blob_id=bid)
+                by_blob.setdefault(bid, []).append(whole)
         for bid, chunk in read_chunks(self.conn, by_blob):
             for whole in by_blob[bid]:
                 whole.chunks.append(chunk)
@@ -101,27 +95,35 @@ class SessionCorpus(Corpus):
     def texts(self, paths: Iterable[str]) -> dict[str, str]:
         """As :meth:`Corpus.texts`, reading the chunks' texts alone (not their tokens) of the
         files not kept already (a kept corpus keeps what it read)."""
-        out: dict[str, str] = {}
-        by_blob: dict[int, list[str]] = {}
-        for path in paths:
-            doc = self.files.get(path)
-            if doc is None:
-                continue
-            if path in self._texts:
-                out[path] = self._texts[path]
-            elif path in self._whole:
-                out[path] = self._whole[path].text
-            elif doc.facts is None or doc.blob_id is None:
-                out[path] = doc.text
-            else:
-                by_blob.setdefault(doc.blob_id, []).append(path)
-        read = chunk_texts(self.conn, by_blob) if by_blob else {}
-        for bid, paths in by_blob.items():
-            for path in paths:
+        wanted = list(paths)
+        out = {p: self._texts[p] for p in wanted if p in self._texts}
+        ready, unread = self._ready(p for p in wanted if p not in out)
+        out.update((p, doc.text) for p, doc in ready.items())
+        read = chunk_texts(self.conn, unread) if unread else {}
+        for bid, names in unread.items():
+            for path in names:
                 out[path] = "\n".join(read.get(bid, ()))  # a blob without chunks: no text
                 if self.keep:
                     self._texts[path] = out[path]
         return out
+
+    def _ready(self, paths: Iterable[str]) -> tuple[dict[str, FileDoc], dict[int, list[str]]]:
+        """The documents of ``paths`` that need no reading (kept whole, or a file without
+        chunks) and, by blob, the paths whose chunks are to be read; paths the corpus does
+        not hold are left out."""
+        ready: dict[str, FileDoc] = {}
+        unread: dict[int, list[str]] = {}
+        for path in paths:
+            doc = self.files.get(path)
+            if doc is None:
+                continue
+            if path in self._whole:
+                ready[path] = self._whole[path]
+            elif doc.facts is None or doc.blob_id is None:
+                ready[path] = doc  # a file without chunks
+            else:
+                unread.setdefault(doc.blob_id, []).append(path)
+        return ready, unread
 
     def _chunk_texts(self) -> Iterator[tuple[list[str], str]]:
         """(distinct terms, text) of every blob, read a batch at a time."""
