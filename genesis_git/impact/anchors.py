@@ -93,13 +93,14 @@ VARIABLE_FILES = 200  # a variable in more files than this tells none of them ap
 
 
 def variable_scores(q: QueryInfo, corpus: Corpus, file_terms: Mapping[str, set[str]]
-                    ) -> dict[str, float]:
+                    ) -> dict[str, tuple[float, str]]:
     """The Python files whose code (not a comment) uses a variable that the interpreter's
     error names (``local variable 'noqa' referenced before assignment``, ``name 'noqa' is
     not defined``): the error happened where the name is used, which the text's words
     alone rarely show, as a traceback's frame would (1 / the number of such files; a test
-    only when no other file uses it: the report is of the library failing)."""
-    out: dict[str, float] = {}
+    only when no other file uses it: the report is of the library failing), each with the
+    name."""
+    out: dict[str, tuple[float, str]] = {}
     for name in q.issue.variables:
         toks = tokenize(name)
         if not toks:
@@ -108,14 +109,15 @@ def variable_scores(q: QueryInfo, corpus: Corpus, file_terms: Mapping[str, set[s
                          if toks[0] in terms and p.endswith((".py", ".pyi")))
         if not holding or len(holding) > VARIABLE_FILES:
             continue
-        using = sorted(p for p, text in corpus.texts(holding).items() if _in_code(name, text))
+        using = sorted(p for p, text in corpus.texts(holding).items() if in_code(name, text))
         using = [p for p in using if not is_test_path(p)] or using  # the library failed
         for p in using:
-            out[p] = max(out.get(p, 0.0), 1.0 / len(using))
+            if 1.0 / len(using) > out.get(p, (0.0, ""))[0]:
+                out[p] = (1.0 / len(using), name)
     return out
 
 
-def _in_code(name: str, text: str) -> bool:
+def in_code(name: str, text: str) -> bool:
     """``name`` is a word of ``text`` somewhere before any ``#`` of its line (not in a
     comment).  ``str.find`` rather than a pattern: a pattern that starts with ``\\b`` is
     tried at every position of the text."""

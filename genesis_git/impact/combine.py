@@ -155,8 +155,11 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
                                          anchors)
         defs_n = _normalise(defs)
     trace = traceback_scores(q, list(corpus.files)) if q.issue.frames or q.issue.modules else {}
-    for p, v in variable_scores(q, corpus, file_terms).items():
-        trace[p] = max(trace.get(p, 0.0), v)
+    used: dict[str, str] = {}  # a file that uses the variable the error names -> the name
+    for p, (v, name) in variable_scores(q, corpus, file_terms).items():
+        if v > trace.get(p, 0.0):
+            trace[p] = v
+            used[p] = name
     flags = corpus.flags
     reasons: dict[str, dict[str, float]] = {p: {} for p in corpus.files}
     notes: dict[str, dict[str, list[str]]] = {p: {} for p in corpus.files}
@@ -173,6 +176,8 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
             r["definition"] = w.definition * defs_n[p]
         if trace.get(p):
             r["traceback"] = w.traceback * trace[p]
+            if p in used:
+                notes[p]["traceback"] = [f"uses {used[p]}"]
     _drop(reasons, off)
     candidates = [p for p in corpus.files if "changelog" not in flags[p]]
     use_history = opts.history and history is not None and bool(history.transactions)

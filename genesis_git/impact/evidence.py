@@ -15,6 +15,7 @@ from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 from genesis_git.impact.analyse import QueryInfo
+from genesis_git.impact.anchors import in_code
 from genesis_git.impact.combine import FileScore
 from genesis_git.impact.corpus import ChunkDoc, FileDoc, best_chunk, chunk_score
 from genesis_git.impact.graph import Table, column_tokens
@@ -29,6 +30,7 @@ _SIGNAL_WORDS = {
     "path": "its path names the requirement's terms",
     "named": "the requirement names this file",
     "definition": "defines what the requirement names",
+    "traceback": "the traceback or the error names it",  # + " (uses noqa)"
     "graph": "references the affected code",
     "fields": "mirrors the columns of",  # + " table <name>"
     "cochange": "changed together with the affected files",
@@ -62,12 +64,8 @@ def evidence_lines(doc: FileDoc, weights: dict[str, float], n: int = EVIDENCE_LI
             if s > 0:
                 scored.append((s, lineno, line.strip()))
     scored.sort(key=lambda x: (-x[0], x[1]))
-    out = []
-    for _, lineno, text in sorted(scored[:n], key=lambda x: x[1]):
-        if len(text) > LINE_CHARS:
-            text = text[:LINE_CHARS - 1] + "…"
-        out.append(f"{doc.path}:{lineno}: {text}")
-    return out
+    return [f"{doc.path}:{lineno}: {_cut(text)}"
+            for _, lineno, text in sorted(scored[:n], key=lambda x: x[1])]
 
 
 def _detail(f: FileScore, q: QueryInfo) -> str:
@@ -150,11 +148,29 @@ def _mirror_chunk(doc: FileDoc, tables: list[Table], weights: dict[str, float]
     return best[1] if best else None
 
 
+def _using(doc: FileDoc, name: str) -> tuple[ChunkDoc | None, list[str]]:
+    """The first chunk whose code uses ``name`` (the variable an error names) and, within
+    it, the lines that do (``path:line: text``, at most :data:`EVIDENCE_LINES`)."""
+    for c in doc.chunks:
+        if in_code(name, c.text):
+            lines = [f"{doc.path}:{c.start_line + i}: {_cut(line.strip())}"
+                     for i, line in enumerate(c.text.splitlines()) if in_code(name, line)]
+            return c, lines[:EVIDENCE_LINES]
+    return None, []
+
+
+def _cut(text: str) -> str:
+    return text[:LINE_CHARS - 1] + "…" if len(text) > LINE_CHARS else text
+
+
 def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | None = None,
                 anchors: Container[str] | None = None) -> Impact:
     chunk = None
+    uses: list[str] = []
     if tables and "fields" in f.reasons:
         chunk = _mirror_chunk(doc, tables, q.weights)
+    elif "traceback" in f.reasons and f.notes.get("traceback"):
+        chunk, uses = _using(doc, f.notes["traceback"][0].removeprefix("uses "))
     chunk = chunk or best_chunk(doc, q.weights, anchors)
     named_symbol = None
     if chunk is not None and chunk.symbol:
@@ -169,7 +185,7 @@ def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | 
     sym_tokens = set(tokenize(named_symbol.split(".")[-1])) if named_symbol else set()
     typ = "delete" if q.intent == "delete" and sym_tokens & set(q.ident_tokens) else "modify"
     return Impact(named_symbol or doc.path, kind, doc.path, lines, typ, _detail(f, q),
-                  evidence_lines(doc, q.weights, within=chunk if named_symbol else None)
+                  (uses or evidence_lines(doc, q.weights, within=chunk if named_symbol else None))
                   + _note_evidence(f), f.score, dict(f.reasons))
 
 

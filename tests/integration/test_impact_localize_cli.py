@@ -113,3 +113,9 @@ def test_the_variable_an_error_names_leads_to_the_code_that_uses_it(tmp_path: Pa
     top = data["files"][0]
     assert top["path"] == "src/site/i18n.py" and top["reasons"]["traceback"] == pytest.approx(0.6)
     assert all("traceback" not in f["reasons"] for f in data["files"][1:])
+    # the score is explained: the lines that use the name, and what the error named
+    impact = next(i for i in data["impacts"] if i["path"] == "src/site/i18n.py")
+    assert impact["detail"].startswith("the traceback or the error names it (uses noqa)")
+    assert impact["evidence"] == ["src/site/i18n.py:3: message, noqa = strip(message)",
+                                  "src/site/i18n.py:4: return message if noqa else source"]
+    assert impact["target"] == "translate" and impact["lines"] == [1, 4]

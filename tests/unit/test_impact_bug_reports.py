@@ -11,8 +11,8 @@ from test_impact_graph import corpus_of
 from genesis_git.impact.analyse import analyze
 from genesis_git.impact.anchors import (
     VARIABLE_FILES,
-    _in_code,
     file_kind,
+    in_code,
     prior_factor,
     variable_scores,
 )
@@ -60,19 +60,19 @@ def test_a_variable_the_error_names_leads_to_the_code_that_uses_it() -> None:
     q = analyze(UNBOUND)
     file_terms = corpus.text_scores(q.weights)[3]
     # a comment (util.py's) is no use; a test counts only when nothing else uses it
-    assert variable_scores(q, corpus, file_terms) == {"src/site/i18n.py": 1.0}
+    assert variable_scores(q, corpus, file_terms) == {"src/site/i18n.py": (1.0, "noqa")}
     assert _top(TREE, UNBOUND)[0] == "src/site/i18n.py"
     assert _top(TREE, UNBOUND, ablate=frozenset({"traceback"}))[0] != "src/site/i18n.py"
     only_test = {k: v for k, v in TREE.items() if k != "src/site/i18n.py"}
     assert variable_scores(q, corpus_of(only_test),
                            corpus_of(only_test).text_scores(q.weights)[3]) == {
-        "tests/test_i18n.py": 1.0}
+        "tests/test_i18n.py": (1.0, "noqa")}
     # shared among the files that use it
     two = {**TREE, "src/site/lint.py": "def check(line):\n    noqa = '#skip' in line\n"
                                        "    return noqa\n"}
     corpus = corpus_of(two)
     assert variable_scores(q, corpus, corpus.text_scores(q.weights)[3]) == {
-        "src/site/i18n.py": 0.5, "src/site/lint.py": 0.5}
+        "src/site/i18n.py": (0.5, "noqa"), "src/site/lint.py": (0.5, "noqa")}
     # in more files than VARIABLE_FILES it tells none of them apart, and none is read
     many = {f"src/site/m{i}.py": "def f():\n    noqa = 1\n    return noqa\n"
             for i in range(VARIABLE_FILES + 1)}
@@ -83,11 +83,11 @@ def test_a_variable_the_error_names_leads_to_the_code_that_uses_it() -> None:
 
 
 def test_a_name_in_code_is_a_whole_word_before_any_comment() -> None:
-    assert _in_code("noqa", "x = 1\nmsg, noqa = parse(msg)\n")
-    assert _in_code("noqa", "noqa")
-    assert not _in_code("noqa", "import os  # noqa\nnoqa_count = 1\nparse_noqa(x)\n")
-    assert not _in_code("noqa", "x = 1  # noqa = 2\n")
-    assert _in_code("noqa", "# noqa\nreturn noqa  # noqa\n")  # the second line's first
+    assert in_code("noqa", "x = 1\nmsg, noqa = parse(msg)\n")
+    assert in_code("noqa", "noqa")
+    assert not in_code("noqa", "import os  # noqa\nnoqa_count = 1\nparse_noqa(x)\n")
+    assert not in_code("noqa", "x = 1  # noqa = 2\n")
+    assert in_code("noqa", "# noqa\nreturn noqa  # noqa\n")  # the second line's first
 
 
 CHANGES_TREE = {
