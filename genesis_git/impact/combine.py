@@ -177,7 +177,7 @@ def rank(corpus: Corpus, q: QueryInfo, opts: RankOptions, history: History | Non
         if trace.get(p):
             r["traceback"] = w.traceback * trace[p]
             if p in used:
-                notes[p]["traceback"] = [f"uses {used[p]}"]
+                notes[p]["traceback"] = [used[p]]  # the variable it uses
     _drop(reasons, off)
     candidates = [p for p in corpus.files if "changelog" not in flags[p]]
     use_history = opts.history and history is not None and bool(history.transactions)

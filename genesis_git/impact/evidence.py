@@ -30,7 +30,7 @@ _SIGNAL_WORDS = {
     "path": "its path names the requirement's terms",
     "named": "the requirement names this file",
     "definition": "defines what the requirement names",
-    "traceback": "the traceback or the error names it",  # + " (uses noqa)"
+    "traceback": "the traceback or the error names it",  # + " (uses <variable>)"
     "graph": "references the affected code",
     "fields": "mirrors the columns of",  # + " table <name>"
     "cochange": "changed together with the affected files",
@@ -77,6 +77,8 @@ def _detail(f: FileScore, q: QueryInfo) -> str:
         extra = f.notes.get(signal)
         if signal == "fields" and extra:
             words += " table " + ", ".join(extra[:3])
+        elif signal == "traceback" and extra:
+            words += f" (uses {extra[0]})"
         elif extra:
             words += " (" + ", ".join(extra[:3]) + ")"
         parts.append(words)
@@ -170,7 +172,7 @@ def file_impact(f: FileScore, doc: FileDoc, q: QueryInfo, tables: list[Table] | 
     if tables and "fields" in f.reasons:
         chunk = _mirror_chunk(doc, tables, q.weights)
     elif "traceback" in f.reasons and f.notes.get("traceback"):
-        chunk, uses = _using(doc, f.notes["traceback"][0].removeprefix("uses "))
+        chunk, uses = _using(doc, f.notes["traceback"][0])
     chunk = chunk or best_chunk(doc, q.weights, anchors)
     named_symbol = None
     if chunk is not None and chunk.symbol:

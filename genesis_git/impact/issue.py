@@ -44,13 +44,13 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # the line that says what failed: ``AttributeError: 'Zero' object has no attribute 'cols'``
 _ERROR_LINE = re.compile(r"^[ \t>]*(?:E[ \t]{2,})?([\w.]+(?:Error|Exception|Warning)(?::[^\n]*)?)[ \t]*$",
                          re.MULTILINE)  # (pytest writes ``E   KeyError: 'sku'``)
-# looser, for the bug-report mark only: a line that begins with an exception's class, or
-# a traceback's header
 # the variable an interpreter's error names: ``UnboundLocalError: local variable 'noqa'
 # referenced before assignment`` (3.11: ``cannot access local variable 'noqa' where…``),
 # ``NameError: name 'noqa' is not defined``
 _VARIABLE = re.compile(r"\b(?:local|free) variable '([A-Za-z_]\w*)'"
                        r"|\bname '([A-Za-z_]\w*)' is not defined")
+# looser, for the bug-report mark only: a line that begins with an exception's class, or
+# a traceback's header
 _ERROR = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Warning)|Traceback \(most recent call last\))",
                     re.MULTILINE)
 

@@ -73,7 +73,7 @@ def test_a_variable_the_error_names_leads_to_the_code_that_uses_it() -> None:
     corpus = corpus_of(two)
     assert variable_scores(q, corpus, corpus.text_scores(q.weights)[3]) == {
         "src/site/i18n.py": (0.5, "noqa"), "src/site/lint.py": (0.5, "noqa")}
-    # in more files than VARIABLE_FILES it tells none of them apart, and none is read
+    # in more files than VARIABLE_FILES it tells none of them apart
     many = {f"src/site/m{i}.py": "def f():\n    noqa = 1\n    return noqa\n"
             for i in range(VARIABLE_FILES + 1)}
     corpus = corpus_of(many)
