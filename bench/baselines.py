@@ -6,9 +6,10 @@ ls-tree`` and ``git cat-file --batch``, no checkout); every text file (no NUL
 byte in its first 8 KiB, at most 1 MB) is one document: its path, then its
 content.  Words are runs of ASCII letters and digits, lower-cased, with
 identifiers also split at ``_`` and at case changes (``parseArgs`` ->
-``parseargs parse args``), and the bigrams of runs of CJK characters.  The query is the case's ``query``, read the same way.  BM25 (k1 1.2,
-b 0.75) ranks the documents; ties by path.  A file's tokens are counted once
-per blob, so a repository's cases share the work.
+``parseargs parse args``), and the bigrams of runs of CJK characters.  The
+query is the case's ``query``, read the same way.  BM25 (k1 1.2, b 0.75)
+ranks the documents; ties by path.  A file's words are counted once per blob,
+so a repository's cases share the work.
 
 Nothing of genesis is used: no tokenizer, no prior, no history.  The scores
 are those of :func:`localize.score` (Acc@1/5/10, recall@5/10, MRR).
@@ -24,6 +25,7 @@ import math
 import re
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -131,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cases", nargs="+", type=Path)
     ap.add_argument("--source", action="append", default=[], metavar="OWNER/NAME=GITDIR")
-    ap.add_argument("--data", type=Path, default=Path("/tmp/genesis-localize"),
+    ap.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "genesis-localize",
                     help="where the full clones go (shared with localize.py)")
     args = ap.parse_args(argv)
     sources = dict(s.split("=", 1) for s in args.source)

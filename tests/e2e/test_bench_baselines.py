@@ -20,7 +20,7 @@ def test_words_split_identifiers_and_give_cjk_bigrams() -> None:
     assert words("表") == ["表"]
 
 
-def test_bm25_ranks_the_files_of_the_commit_asked_not_of_the_working_tree(tmp_path: Path) -> None:
+def test_bm25_ranks_the_files_of_the_commit_asked_not_of_head(tmp_path: Path) -> None:
     baselines = _baselines()
     root = tmp_path / "r"
     root.mkdir()
